@@ -1,0 +1,276 @@
+// Package check evaluates the Rego rules over canonical documents. Policies
+// are compiled once per run in a sandbox (no network, no environment, no
+// nondeterministic built-ins); one prepared query per document kind is
+// shared by all workers.
+package check
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+
+	"github.com/gpulint/gpulint/internal/rules"
+)
+
+// refusedBuiltins are removed from the capabilities: they reach the
+// network, the environment or the host. Every built-in OPA marks
+// nondeterministic is removed too.
+var refusedBuiltins = map[string]bool{
+	"http.send": true, "opa.runtime": true, "net.lookup_ip_addr": true,
+}
+
+// Capabilities returns OPA's capabilities for this version without the
+// built-ins a policy must not reach.
+func Capabilities() *ast.Capabilities {
+	caps := ast.CapabilitiesForThisVersion()
+	kept := caps.Builtins[:0]
+	for _, b := range caps.Builtins {
+		if refusedBuiltins[b.Name] || b.Nondeterministic {
+			continue
+		}
+		kept = append(kept, b)
+	}
+	caps.Builtins = kept
+	caps.AllowNet = []string{}
+	return caps
+}
+
+// Engine holds the compiled policies. It is safe for concurrent use.
+type Engine struct {
+	compiler *ast.Compiler
+	catalog  *rules.Catalog
+
+	mu      sync.Mutex
+	queries map[string]*preparedKind
+}
+
+type preparedKind struct {
+	once  sync.Once
+	rules []*rules.Rule
+	query rego.PreparedEvalQuery
+	err   error
+}
+
+// New compiles the modules (built-in and custom) against the sandboxed
+// capabilities. A policy that calls a refused built-in fails here with
+// OPA's message naming the built-in and the file:line.
+func New(mods []rules.Module, catalog *rules.Catalog) (*Engine, error) {
+	modules := make(map[string]*ast.Module, len(mods))
+	for _, m := range mods {
+		modules[m.File] = m.Module
+	}
+	c := ast.NewCompiler().
+		WithCapabilities(Capabilities()).
+		WithEnablePrintStatements(false)
+	c.Compile(modules)
+	if c.Failed() {
+		return nil, fmt.Errorf("compile policies: %w", c.Errors)
+	}
+	return &Engine{compiler: c, catalog: catalog, queries: map[string]*preparedKind{}}, nil
+}
+
+// Result is one raw finding from a rule, before positions are resolved.
+type Result struct {
+	Rule    *rules.Rule
+	Path    []any
+	Message string
+	// Level, when set, is the severity the rule chose among its
+	// metadata's allowed levels.
+	Level   string
+	Patch   []Op
+	Related []RelatedPath
+	// FixMessage describes the patch ("set dtype to bfloat16").
+	FixMessage string
+}
+
+// Op is one structural change on a document path.
+type Op struct {
+	Op    string `json:"op"` // "set" or "remove"
+	Path  []any  `json:"path"`
+	Value any    `json:"value,omitempty"`
+}
+
+// RelatedPath is a secondary location, possibly in another document.
+type RelatedPath struct {
+	Path    []any
+	Message string
+	// Ref names another document the rule was given (see lint), empty for
+	// the document under check.
+	Ref string
+}
+
+// Eval runs the rules that apply to kind over input. Rule ids come from
+// the package that produced each finding, never from the rule body.
+func (e *Engine) Eval(ctx context.Context, kind string, input map[string]any) ([]Result, error) {
+	pk := e.prepared(kind)
+	pk.once.Do(func() { pk.query, pk.err = e.prepare(pk.rules) })
+	if pk.err != nil {
+		return nil, pk.err
+	}
+	if len(pk.rules) == 0 {
+		return nil, nil
+	}
+	rs, err := pk.query.Eval(ctx, rego.EvalInput(input))
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return nil, fmt.Errorf("policy evaluation cut off: %w", context.Cause(ctx))
+		}
+		return nil, fmt.Errorf("evaluate policies: %w", err)
+	}
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return nil, nil
+	}
+	return decode(pk.rules, rs[0].Expressions[0].Value)
+}
+
+func (e *Engine) prepared(kind string) *preparedKind {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	pk, ok := e.queries[kind]
+	if !ok {
+		var rs []*rules.Rule
+		for _, r := range e.catalog.ForKind(kind) {
+			if e.hasFindings(r.Package) {
+				rs = append(rs, r)
+			}
+		}
+		pk = &preparedKind{rules: rs}
+		e.queries[kind] = pk
+	}
+	return pk
+}
+
+// hasFindings reports whether a package defines a findings rule.
+func (e *Engine) hasFindings(pkg string) bool {
+	ref := ast.MustParseRef("data." + pkg + ".findings")
+	return len(e.compiler.GetRulesExact(ref)) > 0
+}
+
+func (e *Engine) prepare(rs []*rules.Rule) (rego.PreparedEvalQuery, error) {
+	if len(rs) == 0 {
+		return rego.PreparedEvalQuery{}, nil
+	}
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = "data." + r.Package + ".findings"
+	}
+	q := "[" + strings.Join(parts, ", ") + "]"
+	return rego.New(
+		rego.Query(q),
+		rego.Compiler(e.compiler),
+		rego.Capabilities(Capabilities()),
+		rego.StrictBuiltinErrors(false),
+	).PrepareForEval(context.Background())
+}
+
+func decode(rs []*rules.Rule, v any) ([]Result, error) {
+	sets, ok := v.([]any)
+	if !ok || len(sets) != len(rs) {
+		return nil, fmt.Errorf("evaluate policies: unexpected result shape %T", v)
+	}
+	var out []Result
+	for i, set := range sets {
+		items, _ := set.([]any)
+		for _, it := range items {
+			m, ok := it.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("rule %s: a finding must be an object, got %T", rs[i].ID, it)
+			}
+			r, err := decodeOne(rs[i], m)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Rule.ID < out[j].Rule.ID })
+	return out, nil
+}
+
+func decodeOne(rule *rules.Rule, m map[string]any) (Result, error) {
+	r := Result{Rule: rule}
+	r.Message, _ = m["message"].(string)
+	if r.Message == "" {
+		return r, fmt.Errorf("rule %s: finding without a message", rule.ID)
+	}
+	r.Path = normPath(m["path"])
+	r.Level, _ = m["level"].(string)
+	r.FixMessage, _ = m["fix"].(string)
+	if ps, ok := m["patch"].([]any); ok {
+		for _, p := range ps {
+			pm, ok := p.(map[string]any)
+			if !ok {
+				return r, fmt.Errorf("rule %s: patch entries must be objects", rule.ID)
+			}
+			op, _ := pm["op"].(string)
+			if op != "set" && op != "remove" {
+				return r, fmt.Errorf("rule %s: patch op %q (want set or remove)", rule.ID, op)
+			}
+			r.Patch = append(r.Patch, Op{Op: op, Path: normPath(pm["path"]), Value: normValue(pm["value"])})
+		}
+	}
+	if rel, ok := m["related"].([]any); ok {
+		for _, x := range rel {
+			switch rv := x.(type) {
+			case []any:
+				r.Related = append(r.Related, RelatedPath{Path: normPath(rv)})
+			case map[string]any:
+				msg, _ := rv["message"].(string)
+				ref, _ := rv["ref"].(string)
+				r.Related = append(r.Related, RelatedPath{Path: normPath(rv["path"]), Message: msg, Ref: ref})
+			}
+		}
+	}
+	return r, nil
+}
+
+// normPath turns OPA's JSON numbers in a path into ints.
+func normPath(v any) []any {
+	xs, _ := v.([]any)
+	out := make([]any, 0, len(xs))
+	for _, x := range xs {
+		switch t := x.(type) {
+		case json.Number:
+			if n, err := t.Int64(); err == nil {
+				out = append(out, int(n))
+				continue
+			}
+			out = append(out, t.String())
+		default:
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// normValue turns OPA's JSON numbers into int64 or float64.
+func normValue(v any) any {
+	switch t := v.(type) {
+	case json.Number:
+		if n, err := t.Int64(); err == nil {
+			return n
+		}
+		f, _ := t.Float64()
+		return f
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = normValue(x)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = normValue(x)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,67 @@
+// Package iostreams holds the standard streams and the terminal and color
+// decisions, so commands never reach for os.Stdout themselves.
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+)
+
+// IOStreams are a command's input and outputs.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	outTTY bool
+	// colorMode is "auto", "always" or "never".
+	colorMode string
+	noColor   bool
+}
+
+// System returns streams over the process's stdin, stdout and stderr.
+// noColor reports whether NO_COLOR is set in the environment.
+func System(noColor bool) *IOStreams {
+	return &IOStreams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		outTTY:    isTerminal(os.Stdout),
+		colorMode: "auto",
+		noColor:   noColor,
+	}
+}
+
+// Test returns streams over buffers, for tests: not a terminal, no color.
+func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, colorMode: "auto"}, in, out, errOut
+}
+
+// SetTTY marks stdout as a terminal (tests).
+func (s *IOStreams) SetTTY(tty bool) { s.outTTY = tty }
+
+// IsTTY reports whether stdout is a terminal.
+func (s *IOStreams) IsTTY() bool { return s.outTTY }
+
+// SetColorMode sets --color: auto, always or never.
+func (s *IOStreams) SetColorMode(mode string) { s.colorMode = mode }
+
+// ColorEnabled says whether output may use ANSI colors: on a terminal with
+// NO_COLOR unset, unless --color says otherwise.
+func (s *IOStreams) ColorEnabled() bool {
+	switch s.colorMode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return s.outTTY && !s.noColor
+}
+
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	return st.Mode()&os.ModeCharDevice != 0
+}

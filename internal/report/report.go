@@ -1,0 +1,215 @@
+// Package report renders lint results. Each format is one renderer; all of
+// them read the same data and none decides anything.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/finding"
+)
+
+// File is one linted file as reports list it.
+type File struct {
+	Path string `json:"path"`
+	Kind string `json:"kind"`
+}
+
+// Summary counts files and findings.
+type Summary struct {
+	Files    int `json:"files"`
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+}
+
+// Input is what every renderer reads.
+type Input struct {
+	Files    []File
+	Findings []finding.Finding
+	Summary  Summary
+	// Sources holds file contents by path, for renderers that show
+	// context or diffs.
+	Sources map[string][]byte
+}
+
+// Options tune a renderer's output.
+type Options struct {
+	Color bool
+	// ShowFixes prints each fix under its finding.
+	ShowFixes bool
+}
+
+// Renderer writes results in one format.
+type Renderer func(w io.Writer, in Input, opts Options) error
+
+// Renderers maps --format names to renderers.
+func Renderers() map[string]Renderer {
+	return map[string]Renderer{
+		"text": Text,
+		"json": JSON,
+	}
+}
+
+// Formats lists the format names, sorted.
+func Formats() []string {
+	var out []string
+	for k := range Renderers() {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiBlue   = "\x1b[34m"
+	ansiDim    = "\x1b[2m"
+)
+
+func sevColor(s finding.Severity) string {
+	switch s {
+	case finding.SeverityError:
+		return ansiRed
+	case finding.SeverityWarning:
+		return ansiYellow
+	default:
+		return ansiBlue
+	}
+}
+
+// Text renders `path:line:col: severity slug: message` lines, each fix
+// under its finding, and a summary line.
+func Text(w io.Writer, in Input, opts Options) error {
+	var b strings.Builder
+	paint := func(code, s string) string {
+		if !opts.Color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	for _, f := range in.Findings {
+		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s\n",
+			f.Range.File, f.Range.Start.Line, f.Range.Start.Col,
+			paint(sevColor(f.Severity), f.Severity.String()), paint(ansiBold, f.Slug), sanitize(f.Message))
+		for _, rel := range f.Related {
+			msg := rel.Message
+			if msg == "" {
+				msg = "related"
+			}
+			fmt.Fprintf(&b, "    %s:%d:%d: %s\n", rel.Range.File, rel.Range.Start.Line, rel.Range.Start.Col, sanitize(msg))
+		}
+		if opts.ShowFixes {
+			for _, fx := range f.Fixes {
+				tag := "fix"
+				if fx.Tune {
+					tag = "tune"
+				}
+				fmt.Fprintf(&b, "    %s: %s\n", paint(ansiDim, tag), sanitize(fx.Message))
+			}
+		}
+	}
+	s := in.Summary
+	fmt.Fprintf(&b, "%d %s checked: %s, %s, %s\n", s.Files, plural(s.Files, "file", "files"),
+		count(s.Errors, "error"), count(s.Warnings, "warning"), count(s.Infos, "info"))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// sanitize keeps user-controlled text on one line and free of terminal
+// escape sequences.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			return ' '
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// jsonFinding is the stable JSON shape of a finding (version 1).
+type jsonFinding struct {
+	Rule      string           `json:"rule"`
+	Slug      string           `json:"slug"`
+	Severity  string           `json:"severity"`
+	Message   string           `json:"message"`
+	File      string           `json:"file"`
+	Line      int              `json:"line"`
+	Column    int              `json:"column"`
+	EndLine   int              `json:"end_line"`
+	EndColumn int              `json:"end_column"`
+	Path      string           `json:"path"`
+	DocURL    string           `json:"doc_url,omitempty"`
+	Related   []jsonRelated    `json:"related,omitempty"`
+	Fixes     []jsonFix        `json:"fixes,omitempty"`
+}
+
+type jsonRelated struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message,omitempty"`
+}
+
+type jsonFix struct {
+	Message string         `json:"message"`
+	Tune    bool           `json:"tune,omitempty"`
+	Edits   []finding.Edit `json:"edits"`
+}
+
+type jsonDoc struct {
+	Version  int           `json:"version"`
+	Files    []File        `json:"files"`
+	Findings []jsonFinding `json:"findings"`
+	Summary  Summary       `json:"summary"`
+}
+
+// JSON renders the versioned JSON contract:
+// {"version":1,"files":[…],"findings":[…],"summary":{…}}.
+func JSON(w io.Writer, in Input, _ Options) error {
+	doc := jsonDoc{Version: 1, Files: in.Files, Findings: []jsonFinding{}, Summary: in.Summary}
+	if doc.Files == nil {
+		doc.Files = []File{}
+	}
+	for _, f := range in.Findings {
+		jf := jsonFinding{
+			Rule: f.Rule, Slug: f.Slug, Severity: f.Severity.String(), Message: f.Message,
+			File: f.Range.File, Line: f.Range.Start.Line, Column: f.Range.Start.Col,
+			EndLine: f.Range.End.Line, EndColumn: f.Range.End.Col,
+			Path: finding.PathString(f.Path), DocURL: f.DocURL,
+		}
+		for _, r := range f.Related {
+			jf.Related = append(jf.Related, jsonRelated{File: r.Range.File, Line: r.Range.Start.Line, Column: r.Range.Start.Col, Message: r.Message})
+		}
+		for _, fx := range f.Fixes {
+			jf.Fixes = append(jf.Fixes, jsonFix{Message: fx.Message, Tune: fx.Tune, Edits: fx.Edits})
+		}
+		doc.Findings = append(doc.Findings, jf)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

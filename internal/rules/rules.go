@@ -1,0 +1,267 @@
+// Package rules loads gpulint's rule catalog from the METADATA blocks of the
+// Rego policies. The metadata is the single source of truth for ids, slugs,
+// titles, severities and docs; a rule with a missing field is refused.
+package rules
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/gpulint/gpulint/internal/finding"
+)
+
+// DocsBase is where rule documentation lives; each rule's anchor is derived
+// from its id, so no URL is typed twice.
+const DocsBase = "https://github.com/gpulint/gpulint/blob/main/docs/rules.md"
+
+// PackagePrefix is the Rego package every built-in rule lives under.
+const PackagePrefix = "gpulint.rules."
+
+// Rule is one rule's metadata.
+type Rule struct {
+	ID          string           `json:"id"`
+	Slug        string           `json:"slug"`
+	Title       string           `json:"title"`
+	Severity    finding.Severity `json:"-"`
+	Rationale   string           `json:"rationale"`
+	Remediation string           `json:"remediation"`
+	Kinds       []string         `json:"kinds"`
+	Since       string           `json:"since"`
+	Fixable     bool             `json:"fixable"`
+	Deprecated  bool             `json:"deprecated,omitempty"`
+	// Levels lists the severities a finding may pick itself (for rules
+	// whose severity depends on the margin, such as vram-overcommit). The
+	// default Severity is always allowed.
+	Levels []finding.Severity `json:"-"`
+	// Example is a short config snippet that makes the rule fire.
+	Example string `json:"example,omitempty"`
+	// Package is the Rego package path of the rule, e.g.
+	// gpulint.rules.gpu001. Rules produced by Go code (parse errors,
+	// schema violations) have a package with no findings rule.
+	Package string `json:"-"`
+	// File is the policy file the rule was read from.
+	File string `json:"-"`
+	// Custom marks rules loaded from a team's own policy directory.
+	Custom bool `json:"custom,omitempty"`
+}
+
+// DocURL returns the link to the rule's documentation.
+func (r *Rule) DocURL() string {
+	return DocsBase + "#" + strings.ToLower(r.ID)
+}
+
+// AppliesTo reports whether the rule reads documents of kind k.
+func (r *Rule) AppliesTo(k string) bool {
+	return slices.Contains(r.Kinds, k) || slices.Contains(r.Kinds, "*")
+}
+
+// Catalog is the set of loaded rules, indexed by id and slug.
+type Catalog struct {
+	rules  []*Rule
+	byID   map[string]*Rule
+	bySlug map[string]*Rule
+	byPkg  map[string]*Rule
+}
+
+var (
+	idPattern   = regexp.MustCompile(`^(DS|ACC|VLLM|K8S|MIG|GPU|SCHEMA|PARSE|TUNE|SUP|CFG|[A-Z]{2,8})[0-9]{3}$`)
+	slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+)
+
+// Module is a parsed policy file.
+type Module struct {
+	File   string
+	Module *ast.Module
+	Custom bool
+}
+
+// ParseModules parses every non-test .rego file under fsys with Rego v1
+// syntax and annotations kept.
+func ParseModules(fsys fs.FS, custom bool) ([]Module, error) {
+	var mods []Module
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || path.Ext(p) != ".rego" || strings.HasSuffix(p, "_test.rego") {
+			return nil
+		}
+		src, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return fmt.Errorf("read policy %s: %w", p, err)
+		}
+		m, err := ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{
+			ProcessAnnotation: true,
+			RegoVersion:       ast.RegoV1,
+		})
+		if err != nil {
+			return fmt.Errorf("parse policy %s: %w", p, err)
+		}
+		mods = append(mods, Module{File: p, Module: m, Custom: custom})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(mods, func(i, j int) bool { return mods[i].File < mods[j].File })
+	return mods, nil
+}
+
+// Load builds the catalog from parsed modules. A module whose package lies
+// under gpulint.rules (or, for custom policies, declares an id) must carry
+// complete package-scoped metadata; library packages need none.
+func Load(mods []Module) (*Catalog, error) {
+	c := &Catalog{byID: map[string]*Rule{}, bySlug: map[string]*Rule{}, byPkg: map[string]*Rule{}}
+	var errs []string
+	for _, m := range mods {
+		pkg := strings.TrimPrefix(m.Module.Package.Path.String(), "data.")
+		ann := packageAnnotation(m.Module)
+		isRule := strings.HasPrefix(pkg, PackagePrefix) || (m.Custom && ann != nil && ann.Custom["id"] != nil)
+		if !isRule {
+			continue
+		}
+		if ann == nil {
+			errs = append(errs, fmt.Sprintf("%s: rule package %s has no METADATA block", m.File, pkg))
+			continue
+		}
+		r, err := fromAnnotation(ann)
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("%s: %v", m.File, err))
+			continue
+		}
+		r.Package, r.File, r.Custom = pkg, m.File, m.Custom
+		if !m.Custom {
+			if want := PackagePrefix + strings.ToLower(r.ID); pkg != want {
+				errs = append(errs, fmt.Sprintf("%s: rule %s must live in package %s, not %s", m.File, r.ID, want, pkg))
+				continue
+			}
+		}
+		if o, dup := c.byID[r.ID]; dup {
+			errs = append(errs, fmt.Sprintf("%s: id %s already used by %s", m.File, r.ID, o.File))
+			continue
+		}
+		if o, dup := c.bySlug[r.Slug]; dup {
+			errs = append(errs, fmt.Sprintf("%s: slug %s already used by %s", m.File, r.Slug, o.File))
+			continue
+		}
+		c.rules = append(c.rules, r)
+		c.byID[r.ID], c.bySlug[r.Slug], c.byPkg[pkg] = r, r, r
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("invalid rule metadata:\n  %s", strings.Join(errs, "\n  "))
+	}
+	sort.Slice(c.rules, func(i, j int) bool { return c.rules[i].ID < c.rules[j].ID })
+	return c, nil
+}
+
+func packageAnnotation(m *ast.Module) *ast.Annotations {
+	for _, a := range m.Annotations {
+		if a.Scope == "package" || a.Scope == "subpackages" {
+			return a
+		}
+	}
+	return nil
+}
+
+func fromAnnotation(a *ast.Annotations) (*Rule, error) {
+	str := func(k string) string {
+		s, _ := a.Custom[k].(string)
+		return strings.TrimSpace(s)
+	}
+	r := &Rule{
+		ID:          str("id"),
+		Slug:        str("slug"),
+		Title:       strings.TrimSpace(a.Title),
+		Rationale:   str("rationale"),
+		Remediation: str("remediation"),
+		Since:       str("since"),
+		Example:     strings.TrimRight(str("example"), "\n"),
+	}
+	var missing []string
+	for _, f := range []struct{ name, val string }{
+		{"id", r.ID}, {"slug", r.Slug}, {"title", r.Title}, {"rationale", r.Rationale},
+		{"remediation", r.Remediation}, {"since", r.Since}, {"severity", str("severity")},
+	} {
+		if f.val == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	kinds, _ := a.Custom["kinds"].([]any)
+	for _, k := range kinds {
+		if s, ok := k.(string); ok {
+			r.Kinds = append(r.Kinds, s)
+		}
+	}
+	if len(r.Kinds) == 0 {
+		missing = append(missing, "kinds")
+	}
+	fixable, ok := a.Custom["fixable"].(bool)
+	if !ok {
+		missing = append(missing, "fixable")
+	}
+	r.Fixable = fixable
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("rule %q: missing metadata field(s): %s", r.ID, strings.Join(missing, ", "))
+	}
+	if !idPattern.MatchString(r.ID) {
+		return nil, fmt.Errorf("rule %q: id must be a family prefix and 3 digits (e.g. DS001)", r.ID)
+	}
+	if !slugPattern.MatchString(r.Slug) {
+		return nil, fmt.Errorf("rule %s: slug %q is not kebab-case", r.ID, r.Slug)
+	}
+	if len(r.Title) > 60 || strings.HasSuffix(r.Title, ".") {
+		return nil, fmt.Errorf("rule %s: title must be at most 60 characters with no trailing period", r.ID)
+	}
+	sev, err := finding.ParseSeverity(str("severity"))
+	if err != nil || sev == finding.SeverityNone {
+		return nil, fmt.Errorf("rule %s: severity must be error, warning or info", r.ID)
+	}
+	r.Severity = sev
+	levels, _ := a.Custom["levels"].([]any)
+	for _, l := range levels {
+		s, _ := l.(string)
+		lv, err := finding.ParseSeverity(s)
+		if err != nil || lv == finding.SeverityNone {
+			return nil, fmt.Errorf("rule %s: levels: %q is not a severity", r.ID, s)
+		}
+		r.Levels = append(r.Levels, lv)
+	}
+	r.Deprecated, _ = a.Custom["deprecated"].(bool)
+	return r, nil
+}
+
+// All returns the rules sorted by id.
+func (c *Catalog) All() []*Rule { return c.rules }
+
+// Lookup finds a rule by id (any case) or slug.
+func (c *Catalog) Lookup(name string) (*Rule, bool) {
+	if r, ok := c.byID[strings.ToUpper(name)]; ok {
+		return r, true
+	}
+	r, ok := c.bySlug[strings.ToLower(name)]
+	return r, ok
+}
+
+// ByPackage finds the rule that lives in a Rego package.
+func (c *Catalog) ByPackage(pkg string) (*Rule, bool) {
+	r, ok := c.byPkg[pkg]
+	return r, ok
+}
+
+// ForKind returns the rules that read documents of kind k.
+func (c *Catalog) ForKind(k string) []*Rule {
+	var out []*Rule
+	for _, r := range c.rules {
+		if r.AppliesTo(k) {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+# METADATA
+# title: Batch fixed where it should adapt to the GPU
+# custom:
+#   id: GPU002
+#   slug: fixed-batch-size
+#   severity: warning
+#   rationale: >-
+#     vLLM's continuous batching packs as many sequences per step as the KV
+#     cache holds; a max-num-seqs of 4 or less caps every step at a tiny
+#     batch and leaves most of the GPU idle. In training, a micro batch
+#     hard-coded for a smaller GPU leaves memory unused while gradient
+#     accumulation does the work serially.
+#   remediation: >-
+#     Drop vLLM's max-num-seqs (the default adapts to the GPU) or raise it;
+#     raise the training micro batch to what the target GPU holds and lower
+#     gradient accumulation to keep the global batch.
+#   kinds: [deepspeed, vllm]
+#   since: 0.1.0
+#   fixable: true
+#   example: |
+#     max-num-seqs: 2
+package gpulint.rules.gpu002
+
+import data.gpulint.lib
+
+max_small := lib.param("fixed-batch-size", "max_num_seqs_threshold", 4)
+
+findings contains f if {
+	input.kind == "vllm"
+	n := input.workload.serve.max_num_seqs
+	n <= max_small
+	f := lib.with_fix(
+		lib.finding(lib.where("serve.max_num_seqs"), sprintf("max-num-seqs is %d: continuous batching can run at most %d sequences per step, leaving the GPU mostly idle", [n, n])),
+		"remove max-num-seqs so vLLM sizes the batch to the GPU",
+		[lib.remove_op(["max-num-seqs"])],
+	)
+}
+
+# Training: the target holds at least twice the hard-coded micro batch.
+findings contains f if {
+	input.kind == "deepspeed"
+	micro := input.workload.batch.micro
+	is_number(micro)
+	fit := input.estimate.max_micro_batch
+	fit >= 2 * micro
+	f := with_batch_fix(lib.finding(lib.where("batch.micro"), sprintf(
+		"train_micro_batch_size_per_gpu is %d but %s holds a micro batch of %d for this model (%s); gradient accumulation is doing serially what the GPU could do at once",
+		[micro, lib.gpu_name, fit, input.estimate.summary],
+	)), fit)
+}
+
+# The fix keeps the global batch: accumulation shrinks by the same factor.
+with_batch_fix(f, fit) := lib.with_fix(f, sprintf("set train_micro_batch_size_per_gpu to %d and gradient_accumulation_steps to %d", [new_micro, acc / (new_micro / micro)]), [
+	lib.set_op(["train_micro_batch_size_per_gpu"], new_micro),
+	lib.set_op(["gradient_accumulation_steps"], acc / (new_micro / micro)),
+]) if {
+	micro := input.workload.batch.micro
+	acc := input.workload.batch.accumulation
+	is_number(acc)
+	new_micro := largest_divisor_step(micro, acc, fit)
+	new_micro > micro
+} else := lib.with_fix(f, sprintf("set train_micro_batch_size_per_gpu to %d", [fit]), [
+	lib.set_op(["train_micro_batch_size_per_gpu"], fit),
+]) if {
+	not input.workload.batch.global
+	not is_number(input.workload.batch.accumulation)
+} else := f
+
+# largest_divisor_step is the largest micro × k (k divides accumulation)
+# that fits, so the global batch stays the same.
+largest_divisor_step(micro, acc, fit) := m if {
+	steps := {s | some k in numbers.range(1, acc); acc % k == 0; s := micro * k; s <= fit}
+	m := max(steps)
+}

@@ -1,0 +1,53 @@
+# METADATA
+# title: Estimated GPU memory exceeds the GPU
+# custom:
+#   id: GPU004
+#   slug: vram-overcommit
+#   severity: error
+#   levels: [error, warning]
+#   rationale: >-
+#     A job whose weights, gradients, optimizer states, activations or KV
+#     cache do not fit in GPU memory dies with CUDA out of memory at
+#     start-up or at its first step - after it waited for and got its GPUs.
+#     Under 10% headroom leaves no room for fragmentation, NCCL buffers and
+#     CUDA graphs and fails intermittently.
+#   remediation: >-
+#     Shard more (a higher ZeRO stage or tensor parallelism), offload, lower
+#     the micro batch or max-model-len, enable activation checkpointing, or
+#     use a larger GPU; `gpulint fix --tune` proposes a plan that fits.
+#   kinds: [deepspeed, accelerate, vllm]
+#   since: 0.1.0
+#   fixable: false
+#   example: |
+#     {"train_micro_batch_size_per_gpu": 64, "zero_optimization": {"stage": 0}}
+package gpulint.rules.gpu004
+
+import data.gpulint.lib
+
+headroom := lib.param("vram-overcommit", "headroom", 0.1)
+
+where := lib.where("model") if input.kind == "vllm"
+
+where := lib.where("zero.stage") if input.kind != "vllm"
+
+findings contains f if {
+	not input.target.mig_profile
+	est := input.estimate
+	est.total > est.capacity
+	f := lib.finding(where, sprintf(
+		"estimated %s per GPU exceeds %s's %s: %s",
+		[lib.gib(est.total), lib.gpu_name, lib.gib(est.capacity), est.summary],
+	))
+}
+
+findings contains f if {
+	not input.target.mig_profile
+	est := input.estimate
+	est.total <= est.capacity
+	free := est.capacity - est.total
+	free < headroom * est.capacity
+	f := lib.with_level(lib.finding(where, sprintf(
+		"estimated %s per GPU leaves %s (%s) of %s's %s, under the %s headroom fragmentation, NCCL and CUDA graphs need: %s",
+		[lib.gib(est.total), lib.gib(free), lib.pct(free / est.capacity), lib.gpu_name, lib.gib(est.capacity), lib.pct(headroom), est.summary],
+	)), "warning")
+}

@@ -1,0 +1,56 @@
+# METADATA
+# title: Helpers shared by gpulint rules
+# description: |
+#   Builders for findings and patches, and accessors for the target and the
+#   workload model. Rules never stamp their id or severity: the engine does,
+#   from the rule's own METADATA.
+package gpulint.lib
+
+# finding builds a finding at a path of input.doc.
+finding(path, msg) := {"path": path, "message": msg}
+
+# with_fix attaches a patch (a list of set/remove operations on paths of
+# input.doc) and the imperative message that describes it.
+with_fix(f, msg, patch) := object.union(f, {"fix": msg, "patch": patch})
+
+# with_level lets a rule pick one of the levels its metadata allows.
+with_level(f, level) := object.union(f, {"level": level})
+
+# with_related lists secondary paths the finding depends on.
+with_related(f, paths) := object.union(f, {"related": paths})
+
+set_op(path, value) := {"op": "set", "path": path, "value": value}
+
+remove_op(path) := {"op": "remove", "path": path}
+
+# where returns the document path a workload field was read from, or the
+# document root when the field came from a default.
+where(field) := input.paths[field]
+
+default where(_) := []
+
+# gpu_known holds when a target GPU was named or inferred.
+gpu_known if input.target.gpu.name
+
+# bf16 reports whether the target GPU has native BF16 (compute capability
+# 8.0 or newer). Unknown GPUs are assumed modern (the message says so).
+bf16 if input.target.gpu.bf16
+bf16 if not gpu_known
+
+gpu_name := input.target.gpu.name
+
+default gpu_name := "the target GPU"
+
+# param reads a rule parameter set in .gpulint.yaml, with a default.
+param(rule, name, def) := v if {
+	v := input.params[rule][name]
+} else := def
+
+# gib formats bytes as GiB with one decimal. OPA hands integral numbers
+# to sprintf as integers, so the decimal is built by hand.
+gib(bytes) := sprintf("%d.%d GiB", [floor(t / 10), t % 10]) if {
+	t := round((bytes * 10) / 1073741824)
+}
+
+# pct formats a fraction in [0, 1] as a whole percentage.
+pct(x) := sprintf("%d%%", [round(x * 100)])

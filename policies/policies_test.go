@@ -1,0 +1,89 @@
+package policies_test
+
+import (
+	"context"
+	"io/fs"
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/tester"
+
+	"github.com/gpulint/gpulint/internal/check"
+	"github.com/gpulint/gpulint/internal/rules"
+	"github.com/gpulint/gpulint/policies"
+)
+
+// TestRego runs every *_test.rego through OPA's own test runner, with the
+// same sandboxed capabilities the engine uses, so `go test ./...` covers
+// the Rego unit tests.
+func TestRego(t *testing.T) {
+	modules := map[string]*ast.Module{}
+	err := fs.WalkDir(policies.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Ext(p) != ".rego" {
+			return err
+		}
+		src, err := fs.ReadFile(policies.FS, p)
+		if err != nil {
+			return err
+		}
+		m, err := ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{ProcessAnnotation: true, RegoVersion: ast.RegoV1})
+		if err != nil {
+			return err
+		}
+		modules[p] = m
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiler := ast.NewCompiler().WithCapabilities(check.Capabilities()).WithEnablePrintStatements(true)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ch, err := tester.NewRunner().SetCompiler(compiler).SetTimeout(30*time.Second).CapturePrintOutput(true).Run(ctx, modules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for r := range ch {
+		n++
+		if r.Error != nil {
+			t.Errorf("%s: %s: error: %v", r.Location, r.Name, r.Error)
+			continue
+		}
+		if r.Fail {
+			t.Errorf("%s: %s failed\n%s", r.Location, r.Name, r.Output)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no Rego tests found")
+	}
+	t.Logf("%d Rego tests", n)
+}
+
+// TestCatalog checks every rule's metadata loads and each rule package
+// with findings has unit tests beside it.
+func TestCatalog(t *testing.T) {
+	mods, err := rules.ParseModules(policies.FS, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := rules.Load(mods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cat.All()) < 6 {
+		t.Fatalf("catalog has %d rules, want the seed rules at least", len(cat.All()))
+	}
+	for _, r := range cat.All() {
+		if strings.HasPrefix(r.ID, "PARSE") || strings.HasPrefix(r.ID, "SCHEMA") {
+			continue
+		}
+		test := strings.TrimSuffix(r.File, ".rego") + "_test.rego"
+		if _, err := fs.Stat(policies.FS, test); err != nil {
+			t.Errorf("rule %s (%s) has no unit tests at %s", r.ID, r.File, test)
+		}
+	}
+}
