@@ -152,19 +152,19 @@ func sanitize(s string) string {
 
 // jsonFinding is the stable JSON shape of a finding (version 1).
 type jsonFinding struct {
-	Rule      string           `json:"rule"`
-	Slug      string           `json:"slug"`
-	Severity  string           `json:"severity"`
-	Message   string           `json:"message"`
-	File      string           `json:"file"`
-	Line      int              `json:"line"`
-	Column    int              `json:"column"`
-	EndLine   int              `json:"end_line"`
-	EndColumn int              `json:"end_column"`
-	Path      string           `json:"path"`
-	DocURL    string           `json:"doc_url,omitempty"`
-	Related   []jsonRelated    `json:"related,omitempty"`
-	Fixes     []jsonFix        `json:"fixes,omitempty"`
+	Rule      string        `json:"rule"`
+	Slug      string        `json:"slug"`
+	Severity  string        `json:"severity"`
+	Message   string        `json:"message"`
+	File      string        `json:"file"`
+	Line      int           `json:"line"`
+	Column    int           `json:"column"`
+	EndLine   int           `json:"end_line"`
+	EndColumn int           `json:"end_column"`
+	Path      string        `json:"path"`
+	DocURL    string        `json:"doc_url,omitempty"`
+	Related   []jsonRelated `json:"related,omitempty"`
+	Fixes     []jsonFix     `json:"fixes,omitempty"`
 }
 
 type jsonRelated struct {
