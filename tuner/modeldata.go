@@ -1,0 +1,154 @@
+package tuner
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+type modelFile struct {
+	Version int        `yaml:"version"`
+	Models  []modelDoc `yaml:"models"`
+}
+
+type modelDoc struct {
+	ID            string   `yaml:"id"`
+	Aliases       []string `yaml:"aliases"`
+	ModelType     string   `yaml:"model_type"`
+	Hidden        int      `yaml:"hidden_size"`
+	Layers        int      `yaml:"num_layers"`
+	Heads         int      `yaml:"num_heads"`
+	KVHeads       int      `yaml:"num_kv_heads"`
+	HeadDim       int      `yaml:"head_dim"`
+	Intermediate  int      `yaml:"intermediate_size"`
+	Vocab         int      `yaml:"vocab_size"`
+	MaxPositions  int      `yaml:"max_positions"`
+	TieEmbeddings bool     `yaml:"tie_embeddings"`
+	QKVBias       bool     `yaml:"qkv_bias"`
+	LinearBias    bool     `yaml:"linear_bias"`
+	QKNorm        bool     `yaml:"qk_norm"`
+	Norm          string   `yaml:"norm"`
+	NormsPerLayer int      `yaml:"norms_per_layer"`
+	MLP           string   `yaml:"mlp"`
+	Positions     string   `yaml:"positions"`
+	TypeVocab     int      `yaml:"type_vocab_size"`
+	Pooler        bool     `yaml:"pooler"`
+	Dropout       bool     `yaml:"dropout"`
+	Encoder       bool     `yaml:"encoder"`
+	SlidingWindow int      `yaml:"sliding_window"`
+	MoE           *moeDoc  `yaml:"moe"`
+	MLA           *mlaDoc  `yaml:"mla"`
+	Dtype         string   `yaml:"dtype"`
+	Published     string   `yaml:"published_params"`
+	PublishedSrc  string   `yaml:"published_source"`
+}
+
+type moeDoc struct {
+	Experts            int  `yaml:"experts"`
+	ActiveExperts      int  `yaml:"active_experts"`
+	Intermediate       int  `yaml:"intermediate_size"`
+	SharedExperts      int  `yaml:"shared_experts"`
+	SharedIntermediate int  `yaml:"shared_intermediate_size"`
+	DenseLayers        int  `yaml:"dense_layers"`
+	RouterBias         bool `yaml:"router_bias"`
+	SharedGate         bool `yaml:"shared_gate"`
+}
+
+type mlaDoc struct {
+	QLoRARank  int `yaml:"q_lora_rank"`
+	KVLoRARank int `yaml:"kv_lora_rank"`
+	QKRopeDim  int `yaml:"qk_rope_head_dim"`
+	QKNopeDim  int `yaml:"qk_nope_head_dim"`
+	VHeadDim   int `yaml:"v_head_dim"`
+}
+
+var validDtypes = map[string]bool{"bfloat16": true, "float16": true, "float32": true}
+
+func buildModels(f modelFile) ([]*Model, error) {
+	if f.Version != 1 {
+		return nil, fmt.Errorf("model catalog: unsupported version %d", f.Version)
+	}
+	var out []*Model
+	var errs []error
+	for _, d := range f.Models {
+		m := &Model{
+			ID: d.ID, Aliases: append([]string(nil), d.Aliases...), ModelType: d.ModelType,
+			Encoder: d.Encoder, Hidden: d.Hidden, Layers: d.Layers, Heads: d.Heads, KVHeads: d.KVHeads,
+			HeadDim: d.HeadDim, Intermediate: d.Intermediate, Vocab: d.Vocab, MaxPositions: d.MaxPositions,
+			TiedEmbeddings: d.TieEmbeddings, QKVBias: d.QKVBias, LinearBias: d.LinearBias, QKNorm: d.QKNorm,
+			Norm: d.Norm, NormsPerLayer: d.NormsPerLayer, MLP: d.MLP, Positions: d.Positions,
+			TypeVocab: d.TypeVocab, Pooler: d.Pooler, Dropout: d.Dropout, SlidingWindow: d.SlidingWindow,
+			Dtype: d.Dtype, PublishedParams: d.Published, PublishedSource: d.PublishedSrc,
+		}
+		if m.NormsPerLayer == 0 {
+			m.NormsPerLayer = 2
+		}
+		if m.Positions == "" {
+			m.Positions = "rope"
+		}
+		if d.MoE != nil {
+			m.MoE = &MoE{
+				Experts: d.MoE.Experts, ActiveExperts: d.MoE.ActiveExperts, Intermediate: d.MoE.Intermediate,
+				SharedExperts: d.MoE.SharedExperts, SharedIntermediate: d.MoE.SharedIntermediate,
+				DenseLayers: d.MoE.DenseLayers, RouterBias: d.MoE.RouterBias, SharedGate: d.MoE.SharedGate,
+			}
+		}
+		if d.MLA != nil {
+			m.MLA = &MLA{QLoRARank: d.MLA.QLoRARank, KVLoRARank: d.MLA.KVLoRARank,
+				QKRopeDim: d.MLA.QKRopeDim, QKNopeDim: d.MLA.QKNopeDim, VHeadDim: d.MLA.VHeadDim}
+		}
+		var problems []error
+		if !strings.Contains(m.ID, "/") {
+			problems = append(problems, fmt.Errorf("id %q is not org/name", m.ID))
+		}
+		if m.ModelType == "" {
+			problems = append(problems, errors.New("model_type is required"))
+		}
+		if !validDtypes[m.Dtype] {
+			problems = append(problems, fmt.Errorf("unknown dtype %q", m.Dtype))
+		}
+		if _, _, err := ParsePublishedParams(m.PublishedParams); err != nil || m.PublishedSource == "" {
+			problems = append(problems, fmt.Errorf("published_params %q needs a parseable value and a source", m.PublishedParams))
+		}
+		if err := m.validate(); err != nil {
+			problems = append(problems, err)
+		}
+		if len(problems) > 0 {
+			errs = append(errs, fmt.Errorf("model catalog: %s: %w", d.ID, errors.Join(problems...)))
+			continue
+		}
+		out = append(out, m)
+	}
+	return out, errors.Join(errs...)
+}
+
+// ParsePublishedParams parses a published parameter figure such as "8.03B",
+// "124M", "671B" or "335144976". It returns the value and the rounding
+// precision the figure carries (half a unit in its last printed digit; 0.5 for
+// an exact integer), so tests can tell a rounding difference from an error.
+func ParsePublishedParams(s string) (value, halfUnit float64, err error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, 0, errors.New("empty")
+	}
+	mult := 1.0
+	switch s[len(s)-1] {
+	case 'B', 'b':
+		mult, s = 1e9, s[:len(s)-1]
+	case 'M', 'm':
+		mult, s = 1e6, s[:len(s)-1]
+	case 'K', 'k':
+		mult, s = 1e3, s[:len(s)-1]
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v <= 0 {
+		return 0, 0, fmt.Errorf("bad parameter figure %q", s)
+	}
+	decimals := 0
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		decimals = len(s) - i - 1
+	}
+	return v * mult, 0.5 * mult * math.Pow(10, -float64(decimals)), nil
+}
