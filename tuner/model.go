@@ -41,6 +41,8 @@ type Model struct {
 	// ExactParams is the parameter count read from safetensors headers; when
 	// set, Params returns it instead of the architecture formula.
 	ExactParams int64
+	// Checkpoint summarizes the safetensors headers ModelFromDir read; nil otherwise.
+	Checkpoint *Checkpoint
 
 	// PublishedParams and PublishedSource record the published total for
 	// catalog entries (tests compare Params against it).
@@ -186,6 +188,9 @@ func (m *Model) activeMoEParams() int64 {
 	p += int64(e.SharedExperts) * m.mlpParams(int64(e.Intermediate))
 	if e.SharedIntermediate > 0 {
 		p += m.mlpParams(int64(e.SharedIntermediate))
+	}
+	if e.SharedGate {
+		p += h
 	}
 	return p
 }

@@ -1,0 +1,246 @@
+package tuner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// hfConfig wraps a decoded config.json with typed getters.
+type hfConfig map[string]any
+
+func (c hfConfig) has(key string) bool {
+	v, ok := c[key]
+	return ok && v != nil
+}
+
+// int returns the first present integer key; ok is false when none is set.
+func (c hfConfig) int(keys ...string) (int, bool, error) {
+	for _, k := range keys {
+		v, ok := c[k]
+		if !ok || v == nil {
+			continue
+		}
+		n, isNum := v.(json.Number)
+		if !isNum {
+			return 0, false, fmt.Errorf("%s is not a number", k)
+		}
+		i, err := n.Int64()
+		if err != nil {
+			return 0, false, fmt.Errorf("%s is not an integer: %w", k, err)
+		}
+		return int(i), true, nil
+	}
+	return 0, false, nil
+}
+
+func (c hfConfig) float(key string) float64 {
+	if n, ok := c[key].(json.Number); ok {
+		f, _ := n.Float64()
+		return f
+	}
+	return 0
+}
+
+func (c hfConfig) bool(key string, def bool) bool {
+	if b, ok := c[key].(bool); ok {
+		return b
+	}
+	return def
+}
+
+func (c hfConfig) str(keys ...string) string {
+	for _, k := range keys {
+		if s, ok := c[k].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// hfFamily is what we know about a supported model_type.
+type hfFamily struct {
+	tiedDefault bool   // PretrainedConfig subclass default for tie_word_embeddings
+	qkvBias     bool   // q/k/v biases are part of the architecture
+	mlp         string // swiglu, geglu or gelu
+	norms       int    // norms per layer
+	qkNorm      bool
+	classic     bool // GPT-2/BERT style: LayerNorm, biases everywhere, learned positions, dropout
+	encoder     bool
+}
+
+var hfFamilies = map[string]hfFamily{
+	"llama":       {mlp: "swiglu", norms: 2},
+	"mistral":     {mlp: "swiglu", norms: 2},
+	"mixtral":     {mlp: "swiglu", norms: 2},
+	"qwen2":       {qkvBias: true, mlp: "swiglu", norms: 2},
+	"qwen2_moe":   {qkvBias: true, mlp: "swiglu", norms: 2},
+	"qwen3":       {mlp: "swiglu", norms: 2, qkNorm: true},
+	"qwen3_moe":   {mlp: "swiglu", norms: 2, qkNorm: true},
+	"phi3":        {mlp: "swiglu", norms: 2},
+	"granite":     {mlp: "swiglu", norms: 2},
+	"gemma":       {tiedDefault: true, mlp: "geglu", norms: 2},
+	"gemma2":      {tiedDefault: true, mlp: "geglu", norms: 4},
+	"gemma3_text": {tiedDefault: true, mlp: "geglu", norms: 4, qkNorm: true},
+	"deepseek_v2": {mlp: "swiglu", norms: 2},
+	"deepseek_v3": {mlp: "swiglu", norms: 2},
+	"gpt2":        {tiedDefault: true, qkvBias: true, mlp: "gelu", norms: 2, classic: true},
+	"bert":        {tiedDefault: true, qkvBias: true, mlp: "gelu", norms: 2, classic: true, encoder: true},
+	"roberta":     {tiedDefault: true, qkvBias: true, mlp: "gelu", norms: 2, classic: true, encoder: true},
+}
+
+// SupportedModelTypes lists the config.json model_type values
+// ModelFromHFConfig understands.
+func SupportedModelTypes() []string { return sortedKeys(hfFamilies) }
+
+// ModelFromHFConfig builds a Model from a Hugging Face config.json. It
+// understands decoder-only llama, mistral, mixtral, qwen2, qwen2_moe, qwen3,
+// qwen3_moe, phi3, granite, gemma, gemma2, gemma3_text, deepseek_v2,
+// deepseek_v3 and gpt2 configs and encoder-only bert and roberta configs.
+// Multimodal configs whose language model sits under "text_config" are read
+// from there. The model id is the config's _name_or_path when present.
+func ModelFromHFConfig(data []byte) (*Model, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var c hfConfig
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("parse config.json: %w", err)
+	}
+	if tc, ok := c["text_config"].(map[string]any); ok && !c.has("hidden_size") {
+		inner := hfConfig(tc)
+		if !inner.has("_name_or_path") && c.has("_name_or_path") {
+			inner["_name_or_path"] = c["_name_or_path"]
+		}
+		c = inner
+	}
+	mt := c.str("model_type")
+	fam, ok := hfFamilies[mt]
+	if !ok {
+		return nil, fmt.Errorf("config.json: unsupported model_type %q (supported: %s)",
+			mt, strings.Join(SupportedModelTypes(), ", "))
+	}
+	m, err := modelFromFamily(c, mt, fam)
+	if err != nil {
+		return nil, fmt.Errorf("config.json (%s): %w", mt, err)
+	}
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("config.json: %w", err)
+	}
+	return m, nil
+}
+
+func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
+	var errs []error
+	need := func(keys ...string) int {
+		v, ok, err := c.int(keys...)
+		if err != nil {
+			errs = append(errs, err)
+		} else if !ok {
+			errs = append(errs, fmt.Errorf("missing %s", strings.Join(keys, " or ")))
+		}
+		return v
+	}
+	opt := func(def int, keys ...string) int {
+		v, ok, err := c.int(keys...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if !ok {
+			return def
+		}
+		return v
+	}
+	m := &Model{
+		ID: c.str("_name_or_path"), ModelType: mt, Encoder: fam.encoder,
+		Hidden: need("hidden_size", "n_embd", "d_model"),
+		Layers: need("num_hidden_layers", "n_layer", "num_layers"),
+		Heads:  need("num_attention_heads", "n_head"),
+		Vocab:  need("vocab_size"),
+		Norm:   "rmsnorm", MLP: fam.mlp, NormsPerLayer: fam.norms, Positions: "rope",
+		QKVBias: fam.qkvBias || c.bool("attention_bias", false), QKNorm: fam.qkNorm,
+		TiedEmbeddings: c.bool("tie_word_embeddings", fam.tiedDefault),
+		Dtype:          normalizeDtype(c.str("torch_dtype", "dtype")),
+	}
+	m.KVHeads = opt(m.Heads, "num_key_value_heads", "num_kv_heads")
+	if c.bool("multi_query", false) {
+		m.KVHeads = 1
+	}
+	if m.Heads > 0 {
+		m.HeadDim = opt(m.Hidden/m.Heads, "head_dim")
+	}
+	m.MaxPositions = need("max_position_embeddings", "n_positions", "max_sequence_length")
+	if fam.classic {
+		m.Norm, m.Positions, m.LinearBias = "layernorm", "learned", true
+		m.Dropout = c.float("hidden_dropout_prob") > 0 || c.float("resid_pdrop") > 0 || c.float("attn_pdrop") > 0
+		m.Intermediate = opt(4*m.Hidden, "intermediate_size", "n_inner")
+	} else {
+		m.Intermediate = need("intermediate_size")
+	}
+	if fam.encoder {
+		m.TypeVocab = opt(0, "type_vocab_size")
+		m.Pooler = true
+		m.TiedEmbeddings = true // no lm_head in the base encoder
+	}
+	if c.bool("use_sliding_window", true) {
+		m.SlidingWindow = opt(0, "sliding_window")
+	}
+	switch mt {
+	case "mixtral":
+		m.MoE = &MoE{Experts: need("num_local_experts"), ActiveExperts: need("num_experts_per_tok"),
+			Intermediate: m.Intermediate}
+	case "qwen2_moe", "qwen3_moe":
+		m.MoE = &MoE{Experts: need("num_experts"), ActiveExperts: need("num_experts_per_tok"),
+			Intermediate: need("moe_intermediate_size"), SharedIntermediate: opt(0, "shared_expert_intermediate_size")}
+		m.MoE.SharedGate = m.MoE.SharedIntermediate > 0
+	case "deepseek_v2", "deepseek_v3":
+		a := &MLA{QLoRARank: opt(0, "q_lora_rank"), KVLoRARank: need("kv_lora_rank"),
+			QKRopeDim: need("qk_rope_head_dim"), QKNopeDim: need("qk_nope_head_dim"), VHeadDim: need("v_head_dim")}
+		m.MLA = a
+		m.HeadDim = a.QKNopeDim + a.QKRopeDim
+		if n := opt(0, "n_routed_experts"); n > 0 {
+			m.MoE = &MoE{Experts: n, ActiveExperts: need("num_experts_per_tok"),
+				Intermediate: need("moe_intermediate_size"), SharedExperts: opt(0, "n_shared_experts"),
+				DenseLayers: opt(0, "first_k_dense_replace"), RouterBias: c.str("topk_method") == "noaux_tc"}
+		}
+	}
+	if q, ok := c["quantization_config"].(map[string]any); ok {
+		m.Quant = quantFromConfig(hfConfig(q))
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return m, nil
+}
+
+func quantFromConfig(q hfConfig) *Quantization {
+	out := &Quantization{Method: strings.ToLower(q.str("quant_method"))}
+	if b, ok, _ := q.int("bits", "w_bit", "weight_bits"); ok {
+		out.Bits = b
+	}
+	switch {
+	case out.Method == "bitsandbytes" && q.bool("load_in_4bit", false):
+		out.Bits = 4
+	case out.Method == "bitsandbytes" && q.bool("load_in_8bit", false):
+		out.Bits = 8
+	case out.Method == "fp8" && out.Bits == 0:
+		out.Bits = 8
+	case out.Method == "mxfp4" && out.Bits == 0:
+		out.Bits = 4
+	}
+	return out
+}
+
+// normalizeDtype maps torch dtype spellings to bfloat16, float16 or float32;
+// an absent torch_dtype means float32 (transformers' default).
+func normalizeDtype(s string) string {
+	switch strings.TrimPrefix(strings.ToLower(s), "torch.") {
+	case "bfloat16", "bf16":
+		return "bfloat16"
+	case "float16", "fp16", "half":
+		return "float16"
+	default:
+		return "float32"
+	}
+}
