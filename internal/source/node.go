@@ -95,6 +95,10 @@ type File struct {
 	Docs   []*Document
 	// Lines holds the byte offset at which each line starts.
 	Lines []int
+	// Lenient lists the places where a JSON file relied on the leniency
+	// of DeepSpeed's hjson reader (comments, trailing commas) that strict
+	// JSON rejects, so a rule can warn about them.
+	Lenient []LenientNote
 }
 
 // Get returns the value of key in a map node, or nil. When a key repeats,

@@ -1,0 +1,272 @@
+package source
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/gpulint/gpulint/internal/finding"
+)
+
+var update = flag.Bool("update", false, "rewrite the want sections of testdata/edits/*.txtar")
+
+// editCase is one testdata/edits/*.txtar file. Its comment may hold a line
+// "flags: crlf nofinalnewline" that turns the input and want into CRLF
+// text or drops their final line break (txtar sections always end in one).
+type editCase struct {
+	name      string
+	archive   *txtar.Archive
+	inputName string
+	input     []byte
+	doc       int
+	ops       []Op
+	crlf      bool
+	noFinalNL bool
+}
+
+func loadEditCase(t *testing.T, path string) editCase {
+	t.Helper()
+	a, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := editCase{name: filepath.Base(path), archive: a}
+	for _, line := range strings.Split(string(a.Comment), "\n") {
+		if flags, ok := strings.CutPrefix(line, "flags:"); ok {
+			for _, fl := range strings.Fields(flags) {
+				switch fl {
+				case "crlf":
+					c.crlf = true
+				case "nofinalnewline":
+					c.noFinalNL = true
+				default:
+					t.Fatalf("unknown flag %q", fl)
+				}
+			}
+		}
+	}
+	for _, file := range a.Files {
+		switch {
+		case strings.HasPrefix(file.Name, "input"):
+			c.inputName, c.input = file.Name, c.toTest(file.Data)
+		case file.Name == "ops":
+			c.doc, c.ops, err = parseOps(string(file.Data))
+			if err != nil {
+				t.Fatalf("ops: %v", err)
+			}
+		}
+	}
+	if c.input == nil || c.ops == nil {
+		t.Fatal("case needs an input.* and an ops section")
+	}
+	return c
+}
+
+// toTest applies the case's flags to text from the archive.
+func (c editCase) toTest(b []byte) []byte {
+	if c.noFinalNL {
+		b = bytes.TrimSuffix(b, []byte("\n"))
+	}
+	if c.crlf {
+		b = bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n"))
+	}
+	return b
+}
+
+// toArchive undoes toTest.
+func (c editCase) toArchive(b []byte) []byte {
+	if c.crlf {
+		b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	}
+	if c.noFinalNL {
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// parseOps reads lines "set PATH = JSON", "remove PATH" and "doc N".
+// PATH is dotted keys ("a.b"), quoted keys ("\"nvidia.com/gpu\"") and
+// indices ("[0]").
+func parseOps(s string) (int, []Op, error) {
+	doc := 0
+	ops := []Op{}
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		verb, rest, _ := strings.Cut(line, " ")
+		switch verb {
+		case "doc":
+			n, err := strconv.Atoi(rest)
+			if err != nil {
+				return 0, nil, err
+			}
+			doc = n
+		case "set":
+			p, v, ok := strings.Cut(rest, " = ")
+			if !ok {
+				return 0, nil, fmt.Errorf("set needs ' = ': %q", line)
+			}
+			path, err := parsePath(p)
+			if err != nil {
+				return 0, nil, err
+			}
+			dec := json.NewDecoder(strings.NewReader(v))
+			dec.UseNumber()
+			var val any
+			if err := dec.Decode(&val); err != nil {
+				return 0, nil, fmt.Errorf("value %q: %w", v, err)
+			}
+			ops = append(ops, Op{Kind: Set, Path: path, Value: val})
+		case "remove":
+			path, err := parsePath(rest)
+			if err != nil {
+				return 0, nil, err
+			}
+			ops = append(ops, Op{Kind: Remove, Path: path})
+		default:
+			return 0, nil, fmt.Errorf("unknown op %q", line)
+		}
+	}
+	return doc, ops, nil
+}
+
+func parsePath(s string) ([]any, error) {
+	var path []any
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '.':
+			i++
+		case c == '[':
+			end := strings.IndexByte(s[i:], ']')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed [ in %q", s)
+			}
+			n, err := strconv.Atoi(s[i+1 : i+end])
+			if err != nil {
+				return nil, err
+			}
+			path = append(path, n)
+			i += end + 1
+		case c == '"':
+			var k string
+			dec := json.NewDecoder(strings.NewReader(s[i:]))
+			if err := dec.Decode(&k); err != nil {
+				return nil, fmt.Errorf("key in %q: %w", s, err)
+			}
+			path = append(path, k)
+			i += int(dec.InputOffset())
+		default:
+			end := strings.IndexAny(s[i:], ".[")
+			if end < 0 {
+				end = len(s) - i
+			}
+			path = append(path, s[i:i+end])
+			i += end
+		}
+	}
+	return path, nil
+}
+
+// checkEdits fails unless es are sorted, non-overlapping, in bounds and
+// name the file.
+func checkEdits(t *testing.T, file string, data []byte, es []finding.Edit) {
+	t.Helper()
+	last := 0
+	for _, e := range es {
+		if e.File != file || e.Start < last || e.End < e.Start || e.End > len(data) {
+			t.Fatalf("bad edit %+v (previous ended at %d, data has %d bytes)", e, last, len(data))
+		}
+		last = e.End
+	}
+}
+
+func TestEditsGolden(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "edits", "*.txtar"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	for _, path := range paths {
+		c := loadEditCase(t, path)
+		t.Run(c.name, func(t *testing.T) {
+			f, err := Parse(c.inputName, c.input, Limits{})
+			if err != nil {
+				t.Fatalf("input does not parse: %v", err)
+			}
+			es, err := f.Edits(c.doc, c.ops)
+			var got []byte
+			if err != nil {
+				if errors.Is(err, errEditCheck) {
+					t.Errorf("edit failed its own check: %v", err)
+				}
+				got = []byte("error: " + err.Error() + "\n")
+			} else {
+				checkEdits(t, c.inputName, c.input, es)
+				got = applyTo(c.input, es)
+				// Idempotent: the ops now change nothing (except removals
+				// of sequence items, which shift the next item in).
+				f2, err := Parse(c.inputName, got, Limits{})
+				if err != nil {
+					t.Fatalf("result does not parse: %v", err)
+				}
+				if !removesItems(c.ops) {
+					again, err := f2.Edits(c.doc, c.ops)
+					if err != nil || len(again) > 0 {
+						t.Errorf("ops on the result: edits %+v, error %v; want none", again, err)
+					}
+				}
+				got = c.toArchive(got)
+			}
+			if *update {
+				setSection(c.archive, "want", got)
+				if err := os.WriteFile(path, txtar.Format(c.archive), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want := section(c.archive, "want")
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("result mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func removesItems(ops []Op) bool {
+	for _, op := range ops {
+		if _, ok := op.Path[len(op.Path)-1].(int); ok && op.Kind == Remove {
+			return true
+		}
+	}
+	return false
+}
+
+func section(a *txtar.Archive, name string) []byte {
+	for _, f := range a.Files {
+		if f.Name == name {
+			return f.Data
+		}
+	}
+	return nil
+}
+
+func setSection(a *txtar.Archive, name string, data []byte) {
+	for i := range a.Files {
+		if a.Files[i].Name == name {
+			a.Files[i].Data = data
+			return
+		}
+	}
+	a.Files = append(a.Files, txtar.File{Name: name, Data: data})
+}

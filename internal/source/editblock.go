@@ -1,0 +1,236 @@
+package source
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/finding"
+)
+
+// removeEdits computes the edits that delete path from document d.
+func (f *File) removeEdits(d *Document, path []any) ([]finding.Edit, error) {
+	if len(path) == 0 {
+		return nil, errors.New("cannot remove a document's root")
+	}
+	if d.Root == nil {
+		return nil, nil
+	}
+	steps, err := walk(d.Root, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(steps)-1 < len(path) {
+		return nil, nil // not there: nothing to do
+	}
+	s := steps[len(steps)-1]
+	ps := steps[len(steps)-2]
+	c := s.parent
+	if f.Format == FormatJSON || c.Flow {
+		return f.flowRemove(c, s.at)
+	}
+	spans, err := members(c)
+	if err != nil {
+		return nil, err
+	}
+	i := ownIndex(spans, s.at)
+	if i < 0 {
+		return nil, errThroughAlias
+	}
+	if len(spans) == 1 {
+		// The collection would be empty: write {} or [] in its place.
+		var empty any = map[string]any{}
+		if c.Kind == SeqNode {
+			empty = []any{}
+		}
+		return f.replace(d, ps, empty)
+	}
+	start := spans[i].start
+	var nextStart int
+	if c.Kind == SeqNode {
+		if start, err = f.dashBefore(c.Items[s.at]); err != nil {
+			return nil, err
+		}
+		if i+1 < len(spans) {
+			if nextStart, err = f.dashBefore(c.Items[spans[i+1].at]); err != nil {
+				return nil, err
+			}
+		}
+	} else if i+1 < len(spans) {
+		nextStart = spans[i+1].start
+	}
+	if f.startsLine(start) {
+		return []finding.Edit{f.removeLines(start, spans[i].end)}, nil
+	}
+	if i+1 < len(spans) {
+		// First entry of a compact "- key: value" item, or of "- - item".
+		return []finding.Edit{{Start: start, End: nextStart}}, nil
+	}
+	return nil, errors.New("cannot remove an item that shares its line with its parent")
+}
+
+// dashBefore returns the offset of the '-' that introduces a block
+// sequence item.
+func (f *File) dashBefore(it *Node) (int, error) {
+	i := it.Start.Offset - 1
+	for i >= 0 && (isSpaceTab(f.Data[i]) || f.Data[i] == '\n' || f.Data[i] == '\r') {
+		i--
+	}
+	if i < 0 || f.Data[i] != '-' {
+		return 0, errors.New("cannot find the '-' of a sequence item")
+	}
+	return i, nil
+}
+
+// blockStyle is how a YAML document lays out nested blocks.
+type blockStyle struct {
+	unit       int    // indentation step
+	indentless bool   // "key:\n- item": sequence dashes at the key's column
+	nl         string // line ending
+}
+
+// yamlStyle looks at d for the indentation step (the first nested block
+// map, default 2) and whether sequences under keys are indentless.
+func (f *File) yamlStyle(d *Document) blockStyle {
+	st := blockStyle{nl: f.newline(d.Start.Offset)}
+	var unit, seq int // 0: not seen yet
+	budget := 10000
+	var visit func(n *Node)
+	visit = func(n *Node) {
+		if budget <= 0 || n.Flow {
+			return
+		}
+		budget--
+		for _, it := range n.Items {
+			if within(it, n) {
+				visit(it)
+			}
+		}
+		for _, e := range n.Entries {
+			v := e.Value
+			if !within(v, n) {
+				continue
+			}
+			if !v.Flow && v.Start.Line > e.Key.Start.Line {
+				switch {
+				case v.Kind == MapNode && unit == 0:
+					unit = v.Start.Col - e.Key.Start.Col
+				case v.Kind == SeqNode && seq == 0:
+					seq = 1
+					if v.Start.Col == e.Key.Start.Col {
+						seq = 2
+					}
+				}
+			}
+			visit(v)
+		}
+	}
+	if d.Root != nil {
+		visit(d.Root)
+	}
+	st.unit = 2
+	if unit > 0 {
+		st.unit = unit
+	}
+	st.indentless = seq == 2
+	return st
+}
+
+// yamlUnit returns d's indentation step.
+func (f *File) yamlUnit(d *Document) int { return f.yamlStyle(d).unit }
+
+// yamlIndentless reports whether d writes "key:\n- item".
+func (f *File) yamlIndentless(d *Document) bool { return f.yamlStyle(d).indentless }
+
+// blockValue writes v as block YAML whose first line starts at column
+// indent (the caller writes that line's indentation) and whose other lines
+// are indented to fit. Scalars and empty collections are written inline.
+func (f *File) blockValue(d *Document, v any, indent int) string {
+	st := f.yamlStyle(d)
+	return st.value(v, indent)
+}
+
+func (st blockStyle) value(v any, indent int) string {
+	pad := st.nl + strings.Repeat(" ", indent)
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) > 0 {
+			parts := make([]string, 0, len(x))
+			for _, k := range sortedKeys(x) {
+				parts = append(parts, st.member(k, x[k], indent))
+			}
+			return strings.Join(parts, pad)
+		}
+	case []any:
+		if len(x) > 0 {
+			parts := make([]string, 0, len(x))
+			for _, it := range x {
+				parts = append(parts, "-"+st.item(it, indent+2))
+			}
+			return strings.Join(parts, pad)
+		}
+	}
+	s, _ := yamlScalar(v, Plain, false) // v was normalized: no error
+	return s
+}
+
+// member writes "key: value" for a block map at column indent.
+func (st blockStyle) member(k string, v any, indent int) string {
+	key := yamlKey(k, false) + ":"
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) > 0 {
+			ci := indent + st.unit
+			return key + st.nl + strings.Repeat(" ", ci) + st.value(x, ci)
+		}
+	case []any:
+		if len(x) > 0 {
+			ci := indent + st.unit
+			if st.indentless {
+				ci = indent
+			}
+			return key + st.nl + strings.Repeat(" ", ci) + st.value(x, ci)
+		}
+	}
+	return key + " " + st.value(v, indent)
+}
+
+// item writes what follows "-" for a block sequence item whose content
+// starts at column indent.
+func (st blockStyle) item(v any, indent int) string {
+	return " " + st.value(v, indent)
+}
+
+// blockInsert adds key: v after the last entry of block map m, at the
+// column of its keys.
+func (f *File) blockInsert(d *Document, m *Node, key string, v any) ([]finding.Edit, error) {
+	spans, err := members(m)
+	if err != nil {
+		return nil, err
+	}
+	if len(spans) == 0 {
+		return nil, errThroughAlias // only merged entries: nowhere to write
+	}
+	indent := m.Entries[spans[0].at].Key.Start.Col - 1
+	st := f.yamlStyle(d)
+	return []finding.Edit{f.insertLine(m.End.Offset, strings.Repeat(" ", indent)+st.member(key, v, indent))}, nil
+}
+
+// blockAppend adds "- v" after the last item of block sequence s.
+func (f *File) blockAppend(d *Document, s *Node, v any) ([]finding.Edit, error) {
+	if _, err := members(s); err != nil {
+		return nil, err
+	}
+	dash := s.Start.Col - 1
+	st := f.yamlStyle(d)
+	return []finding.Edit{f.insertLine(s.End.Offset, strings.Repeat(" ", dash)+"-"+st.item(v, dash+2))}, nil
+}
+
+// insertLine inserts text as a new line after the line holding off.
+func (f *File) insertLine(off int, text string) finding.Edit {
+	at := f.nextLineStart(off)
+	nl := f.newline(off)
+	if at == len(f.Data) && !f.endsWithNewline() {
+		return finding.Edit{Start: at, End: at, NewText: nl + text}
+	}
+	return finding.Edit{Start: at, End: at, NewText: text + nl}
+}

@@ -1,0 +1,310 @@
+package source
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ParseYAML parses a multi-document YAML stream and keeps the position of
+// every node, key nodes included.
+//
+// Plain scalars are resolved as YAML 1.1, the way PyYAML's SafeLoader does
+// (yes/no/on/off are booleans, "2e-5" is a string, 0x1f and 1:30 are
+// ints); quoted and block scalars are strings; explicit tags (!!str,
+// !!int, !!float, !!bool, !!null) are honoured.
+//
+// Documents: a stream that is empty or holds only comments has no
+// documents. A document with no content (a bare "---") has a nil Root.
+//
+// Anchors and aliases: an alias is the anchored *Node itself (the pointer is
+// shared, positions are the anchor's), and lim.MaxNodes bounds the tree as
+// if every alias were expanded, so an alias bomb fails fast. Recursive
+// aliases are an error.
+//
+// Merge keys ("<<"): the "<<" entry stays in place, and the merged entries
+// are put in front of the map's own entries in the order PyYAML merges them,
+// so Get and ToValue see merged keys and the map's own keys win. Merged
+// entries share the anchored map's key and value nodes, so their positions
+// lie outside the merging map.
+//
+// On a syntax error ParseYAML returns the documents before the broken one
+// and a *Error at the position of the problem. The File is never nil.
+func ParseYAML(path string, data []byte, lim Limits) (*File, error) {
+	lim = lim.withDefaults()
+	if int64(len(data)) > lim.MaxBytes {
+		return &File{Path: path, Data: data, Format: FormatYAML}, sizeError(path, len(data), lim.MaxBytes)
+	}
+	f := newFile(path, data, FormatYAML)
+	if off := invalidUTF8(data); off >= 0 {
+		return f, f.errAt(off, "invalid UTF-8 byte 0x%02x", data[off])
+	}
+	c := &yamlConv{
+		f:      f,
+		ix:     newYAMLIndex(data),
+		cur:    posCursor{lines: f.Lines},
+		lim:    lim,
+		done:   map[*yaml.Node]convInfo{},
+		active: map[*yaml.Node]bool{},
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var yn yaml.Node
+		err := decodeYAML(dec, &yn)
+		if errors.Is(err, io.EOF) {
+			return f, nil
+		}
+		if err != nil {
+			base := 0
+			if n := len(f.Docs); n > 0 {
+				base = f.Docs[n-1].End.Offset
+			}
+			return f, c.syntaxError(err, base)
+		}
+		doc, err := c.document(&yn, len(f.Docs))
+		if err != nil {
+			return f, err
+		}
+		f.Docs = append(f.Docs, doc)
+	}
+}
+
+// decodeYAML decodes one document, turning a panic inside yaml.v3 into an
+// error so a hostile file cannot crash the linter.
+func decodeYAML(dec *yaml.Decoder, yn *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: internal parser failure: %v", r)
+		}
+	}()
+	return dec.Decode(yn)
+}
+
+// convInfo describes a converted anchored node: its size and height as if
+// every alias under it were expanded.
+type convInfo struct {
+	node         *Node
+	size, height int
+}
+
+type yamlConv struct {
+	f      *File
+	ix     *yamlIndex
+	cur    posCursor
+	lim    Limits
+	nodes  int // nodes so far, aliases expanded
+	done   map[*yaml.Node]convInfo
+	active map[*yaml.Node]bool // anchored nodes being converted
+}
+
+func (c *yamlConv) errAt(off int, format string, args ...any) error {
+	return c.f.errAt(off, format, args...)
+}
+
+func (c *yamlConv) document(yn *yaml.Node, index int) (*Document, error) {
+	start := c.ix.offset(yn.Line, yn.Column)
+	doc := &Document{Index: index}
+	var root *yaml.Node
+	if yn.Kind == yaml.DocumentNode && len(yn.Content) > 0 {
+		root = yn.Content[0]
+	} else if yn.Kind != yaml.DocumentNode {
+		root = yn
+	}
+	if root == nil || isEmptyNull(root) {
+		if bytes.HasPrefix(c.f.Data[start:], []byte("---")) {
+			start += 3
+		}
+		doc.Start = c.f.PosAt(start)
+		doc.End = doc.Start
+		return doc, nil
+	}
+	r, err := c.convert(root, 0)
+	if err != nil {
+		return nil, err
+	}
+	doc.Root, doc.End = r.node, c.f.PosAt(r.end)
+	doc.Start = r.node.Start
+	if r.aliasStart >= 0 {
+		doc.Start = c.f.PosAt(r.aliasStart)
+	}
+	return doc, nil
+}
+
+// isEmptyNull reports whether yn is the implicit null of an empty document.
+func isEmptyNull(yn *yaml.Node) bool {
+	return yn.Kind == yaml.ScalarNode && yn.Value == "" && yn.Style == 0 && yn.Anchor == "" && yn.Tag == "!!null"
+}
+
+// converted is the result of converting one yaml.v3 node.
+type converted struct {
+	node       *Node
+	end        int // offset after the node's own text (for an alias, "*name")
+	size       int // nodes with aliases expanded
+	height     int // collection levels with aliases expanded; 0 for a scalar
+	aliasStart int // for an alias, where "*name" starts; else -1
+}
+
+// convert converts yn found under depth collections.
+func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
+	start := c.ix.offset(yn.Line, yn.Column)
+	if yn.Kind == yaml.AliasNode {
+		return c.alias(yn, depth, start)
+	}
+	if yn.Kind == yaml.MappingNode || yn.Kind == yaml.SequenceNode {
+		if depth+1 > c.lim.MaxDepth {
+			return converted{}, c.errAt(start, "nesting depth %d exceeds the limit of %d", depth+1, c.lim.MaxDepth)
+		}
+	}
+	c.nodes++
+	if c.nodes > c.lim.MaxNodes {
+		return converted{}, c.errAt(start, "document has more than %d nodes", c.lim.MaxNodes)
+	}
+	if yn.Anchor != "" {
+		c.active[yn] = true
+		defer delete(c.active, yn)
+	}
+	n := &Node{Start: c.cur.at(start)}
+	r := converted{node: n, size: 1, aliasStart: -1}
+	switch yn.Kind {
+	case yaml.ScalarNode:
+		r.end = scalarEnd(c.f.Data, start, yn)
+		if err := c.scalar(n, yn, start); err != nil {
+			return converted{}, err
+		}
+	case yaml.MappingNode, yaml.SequenceNode:
+		n.Kind, n.Flow = SeqNode, yn.Style&yaml.FlowStyle != 0
+		if yn.Kind == yaml.MappingNode {
+			n.Kind = MapNode
+		}
+		r.end, r.height = start, 1
+		if n.Flow {
+			r.end = flowOpen(c.f.Data, start) + 1
+		}
+		var merges []*Node
+		for i, child := range yn.Content {
+			cr, err := c.convert(child, depth+1)
+			if err != nil {
+				return converted{}, err
+			}
+			r.size = min(r.size+cr.size, c.lim.MaxNodes+1)
+			r.height = max(r.height, cr.height+1)
+			r.end = max(r.end, cr.end)
+			switch {
+			case n.Kind == SeqNode:
+				n.Items = append(n.Items, cr.node)
+			case i%2 == 0:
+				n.Entries = append(n.Entries, Entry{Key: cr.node})
+			default:
+				n.Entries[len(n.Entries)-1].Value = cr.node
+				if yn.Content[i-1].Tag == "!!merge" {
+					merges = append(merges, cr.node)
+				}
+			}
+		}
+		if n.Kind == MapNode && len(yn.Content)%2 == 1 {
+			return converted{}, c.errAt(start, "map has a key without a value")
+		}
+		if n.Flow {
+			r.end = flowEnd(c.f.Data, r.end)
+		}
+		if len(merges) > 0 {
+			if err := c.merge(n, merges, start); err != nil {
+				return converted{}, err
+			}
+		}
+	default:
+		return converted{}, c.errAt(start, "unexpected YAML node kind %d", yn.Kind)
+	}
+	n.End = c.f.PosAt(r.end)
+	if yn.Anchor != "" {
+		c.done[yn] = convInfo{node: n, size: r.size, height: r.height}
+	}
+	return r, nil
+}
+
+func (c *yamlConv) alias(yn *yaml.Node, depth, start int) (converted, error) {
+	if c.active[yn.Alias] {
+		return converted{}, c.errAt(start, "recursive alias *%s refers to a node that contains it", yn.Value)
+	}
+	info, ok := c.done[yn.Alias]
+	if !ok {
+		return converted{}, c.errAt(start, "alias *%s refers to an unknown anchor", yn.Value)
+	}
+	c.nodes += info.size
+	if c.nodes > c.lim.MaxNodes {
+		return converted{}, c.errAt(start, "alias *%s expands the document to more than %d nodes", yn.Value, c.lim.MaxNodes)
+	}
+	if depth+info.height > c.lim.MaxDepth {
+		return converted{}, c.errAt(start, "alias *%s nests the document deeper than the limit of %d", yn.Value, c.lim.MaxDepth)
+	}
+	return converted{node: info.node, end: start + 1 + len(yn.Value), size: info.size, height: info.height, aliasStart: start}, nil
+}
+
+func (c *yamlConv) scalar(n *Node, yn *yaml.Node, start int) error {
+	n.Kind, n.Text = ScalarNode, yn.Value
+	switch {
+	case yn.Style&yaml.DoubleQuotedStyle != 0:
+		n.Style = DoubleQuoted
+	case yn.Style&yaml.SingleQuotedStyle != 0:
+		n.Style = SingleQuoted
+	case yn.Style&yaml.LiteralStyle != 0:
+		n.Style = Literal
+	case yn.Style&yaml.FoldedStyle != 0:
+		n.Style = Folded
+	}
+	switch {
+	case yn.Style&yaml.TaggedStyle != 0:
+		tag, v, err := resolveTagged(yn.Tag, yn.Value)
+		if err != nil {
+			return c.errAt(start, "%v", err)
+		}
+		n.Tag, n.Value = tag, v
+	case n.Style != Plain:
+		n.Tag, n.Value = "str", yn.Value
+	default:
+		n.Tag, n.Value = resolvePlain(yn.Value)
+	}
+	return nil
+}
+
+// merge puts the entries of the maps named by "<<" keys in front of n's own
+// entries, in the order PyYAML's SafeConstructor.flatten_mapping builds:
+// "<<" keys in order, and for "<<: [*a, *b]" b's entries before a's, so that
+// with last-wins lookups a beats b and n's own keys beat both.
+func (c *yamlConv) merge(n *Node, merges []*Node, start int) error {
+	var merged []Entry
+	add := func(s *Node) error {
+		if s.Kind != MapNode {
+			return c.errAt(start, "merge key \"<<\" needs a map or a list of maps")
+		}
+		for _, e := range s.Entries {
+			if !isMergeKey(e.Key) {
+				merged = append(merged, e)
+			}
+		}
+		return nil
+	}
+	for _, m := range merges {
+		if m.Kind != SeqNode {
+			if err := add(m); err != nil {
+				return err
+			}
+			continue
+		}
+		for j := len(m.Items) - 1; j >= 0; j-- {
+			if err := add(m.Items[j]); err != nil {
+				return err
+			}
+		}
+	}
+	n.Entries = append(merged, n.Entries...)
+	return nil
+}
+
+// isMergeKey reports whether k is a plain "<<" key.
+func isMergeKey(k *Node) bool {
+	return k != nil && k.Kind == ScalarNode && k.Style == Plain && k.Text == "<<" && k.Tag == "str"
+}
