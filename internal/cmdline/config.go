@@ -1,0 +1,169 @@
+package cmdline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Config returns the invocation's settings keyed by canonical kebab-case
+// name, plus "model", with values converted by the option table: int64
+// (human-readable suffixes for Option.Human ints), float64, bool, string,
+// and []any for Multi options. JSON options stay strings; dotted JSON
+// sub-keys ("compilation-config.level") are decoded as JSON when they can
+// be. Unknown flags keep their string value (true when given bare). A
+// value that does not convert, or holds an unexpanded variable, stays a
+// string. When a flag is repeated the last one wins, as in vLLM.
+func (c *Command) Config() map[string]any {
+	out := make(map[string]any, len(c.Flags)+1)
+	for _, f := range c.Flags {
+		out[f.Name] = flagValue(f)
+	}
+	if c.Model != "" {
+		out["model"] = c.Model
+	}
+	return out
+}
+
+func flagValue(f Flag) any {
+	opt, known := LookupOption(f.Name)
+	switch {
+	case strings.Contains(f.Name, ".") && f.HasValue:
+		return dottedValue(f.Value)
+	case !known:
+		if !f.HasValue {
+			return true
+		}
+		return f.Value
+	case opt.Type == TypeBool:
+		if f.Negated {
+			return false
+		}
+		if !f.HasValue {
+			return true
+		}
+		switch strings.ToLower(f.Value) {
+		case "true":
+			return true
+		case "false":
+			return false
+		}
+		return f.Value
+	case !f.HasValue:
+		return nil
+	case f.Dynamic:
+		return f.Value
+	case opt.Multi:
+		vals := f.Values
+		out := make([]any, len(vals))
+		for i, v := range vals {
+			out[i] = convert(opt, v)
+		}
+		return out
+	}
+	return convert(opt, f.Value)
+}
+
+// convert turns one value string into the option's Go type, or leaves it a
+// string when it does not parse.
+func convert(opt Option, v string) any {
+	switch opt.Type {
+	case TypeInt:
+		if opt.Human {
+			if n, err := ParseHumanInt(v); err == nil {
+				return n
+			}
+			return v
+		}
+		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+			return n
+		}
+	case TypeFloat:
+		if x, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && !math.IsInf(x, 0) && !math.IsNaN(x) {
+			return x
+		}
+	}
+	return v
+}
+
+var humanInt = regexp.MustCompile(`^(\d+(?:\.\d+)?)([kKmMgGtT])$`)
+
+// ParseHumanInt parses vLLM's human-readable integers: "32768", "32k"
+// (decimal: k=1e3, m=1e6, g=1e9, t=1e12; decimals allowed, "25.6k" =
+// 25600) and "1K" (binary: K=2^10, M=2^20, G=2^30, T=2^40; whole numbers
+// only). Source: vllm/utils/argparse_utils.py human_readable_int (AP).
+func ParseHumanInt(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	m := humanInt.FindStringSubmatch(s)
+	if m == nil {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("parse %q as an integer: %w", s, err)
+		}
+		return n, nil
+	}
+	num, suffix := m[1], m[2][0]
+	decimal := map[byte]float64{'k': 1e3, 'm': 1e6, 'g': 1e9, 't': 1e12}
+	if mult, ok := decimal[suffix]; ok {
+		x, err := strconv.ParseFloat(num, 64)
+		if err != nil {
+			return 0, fmt.Errorf("parse %q: %w", s, err)
+		}
+		v := x * mult
+		if v > math.MaxInt64 {
+			return 0, fmt.Errorf("parse %q: value out of range", s)
+		}
+		return int64(v), nil
+	}
+	shift := map[byte]uint{'K': 10, 'M': 20, 'G': 30, 'T': 40}[suffix]
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("parse %q: decimals are not allowed with binary suffix %c: %w", s, suffix, err)
+	}
+	if n > math.MaxInt64>>shift {
+		return 0, fmt.Errorf("parse %q: value out of range", s)
+	}
+	return n << shift, nil
+}
+
+// dottedValue decodes a dotted sub-key's value as vLLM does: JSON first,
+// then a human-readable integer, else the string (AP parse_args).
+func dottedValue(v string) any {
+	d := json.NewDecoder(bytes.NewReader([]byte(v)))
+	d.UseNumber()
+	var x any
+	if err := d.Decode(&x); err == nil && !d.More() {
+		return jsonNumbers(x)
+	}
+	if n, err := ParseHumanInt(v); err == nil {
+		return n
+	}
+	return v
+}
+
+// jsonNumbers turns json.Number values into int64 or float64.
+func jsonNumbers(x any) any {
+	switch v := x.(type) {
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return n
+		}
+		if f, err := v.Float64(); err == nil {
+			return f
+		}
+		return v.String()
+	case map[string]any:
+		for k, e := range v {
+			v[k] = jsonNumbers(e)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = jsonNumbers(e)
+		}
+	}
+	return x
+}

@@ -1,0 +1,371 @@
+package cmdline
+
+import (
+	"slices"
+	"strings"
+)
+
+// OptionType is the value type of a vLLM option as argparse converts it.
+type OptionType string
+
+// Option types. TypeJSON options take a JSON object (or, for some, a
+// shorthand such as a level number); their values stay strings.
+const (
+	TypeString OptionType = "string"
+	TypeInt    OptionType = "int"
+	TypeFloat  OptionType = "float"
+	TypeBool   OptionType = "bool"
+	TypeJSON   OptionType = "json"
+)
+
+// Option describes one `vllm serve` option: its canonical long name, value
+// type and spellings.
+type Option struct {
+	// Name is the long name without dashes, kebab-case
+	// ("tensor-parallel-size").
+	Name string
+	Type OptionType
+	// Short lists single-dash aliases ("-tp").
+	Short []string
+	// Human marks ints that accept human-readable suffixes: k/m/g/t
+	// decimal, K/M/G/T binary ("32k", "1M").
+	Human bool
+	// Multi marks options that take one or more values (argparse
+	// nargs="+"): `--served-model-name a b`.
+	Multi bool
+	// Negatable marks booleans that newer vLLM registers with
+	// BooleanOptionalAction, so `--no-<name>` exists. Older releases only
+	// had `--<name>` (store_true).
+	Negatable bool
+	// DefaultOn marks booleans that current vLLM turns on by default, so
+	// turning them off needs `--no-<name>` rather than dropping the flag.
+	DefaultOn bool
+	// OptionalValue marks options whose value may be omitted (argparse
+	// nargs="?"), such as old vLLM's `--enable-chunked-prefill [true|false]`.
+	OptionalValue bool
+}
+
+// options is the single table of known vLLM server options. Names, types,
+// aliases and booleans follow /work/shared/reference/vllm.md §1–2 (short
+// aliases -tp, -pp, -dp, -q, -O, -cc, -ac, -sc; human-readable ints; the
+// BooleanOptionalAction `--no-` forms) and vllm-project/vllm
+// vllm/engine/arg_utils.py (AU-old @ 001999d, AU-new @ 99d7eb5: the
+// EngineArgs fields, aliases -dcp -dpn -dpr -dpl -dpa -dpp -dpb, and the
+// human_readable_ints set), vllm/utils/argparse_utils.py @ 00da11e (-O
+// rewrites to --optimization-level) and vllm/entrypoints/openai/cli_args.py
+// (frontend options). Removed and deprecated options stay in the table so
+// old manifests parse; the schema layer decides what to say about them.
+// Sorted by name.
+var options = []Option{
+	{Name: "additional-config", Type: TypeJSON},
+	{Name: "aggregate-engine-logging", Type: TypeBool},
+	{Name: "all2all-backend", Type: TypeString},
+	{Name: "allow-credentials", Type: TypeBool, Negatable: true},
+	{Name: "allowed-headers", Type: TypeJSON},
+	{Name: "allowed-local-media-path", Type: TypeString},
+	{Name: "allowed-media-domains", Type: TypeString, Multi: true},
+	{Name: "allowed-methods", Type: TypeJSON},
+	{Name: "allowed-origins", Type: TypeJSON},
+	{Name: "api-key", Type: TypeString},
+	{Name: "api-server-count", Type: TypeInt, Short: []string{"-asc"}},
+	{Name: "async-scheduling", Type: TypeBool, Negatable: true},
+	{Name: "attention-backend", Type: TypeString},
+	{Name: "attention-config", Type: TypeJSON, Short: []string{"-ac"}},
+	{Name: "block-size", Type: TypeInt},
+	{Name: "calculate-kv-scales", Type: TypeBool, Negatable: true},
+	{Name: "chat-template", Type: TypeString},
+	{Name: "chat-template-content-format", Type: TypeString},
+	{Name: "code-revision", Type: TypeString},
+	{Name: "collect-detailed-traces", Type: TypeString, Multi: true},
+	{Name: "compilation-config", Type: TypeJSON, Short: []string{"-cc"}},
+	{Name: "config", Type: TypeString},
+	{Name: "config-format", Type: TypeString},
+	{Name: "convert", Type: TypeString},
+	{Name: "cpu-offload-gb", Type: TypeFloat},
+	{Name: "cuda-graph-sizes", Type: TypeInt, Multi: true},
+	{Name: "cudagraph-capture-sizes", Type: TypeInt, Multi: true},
+	{Name: "data-parallel-address", Type: TypeString, Short: []string{"-dpa"}},
+	{Name: "data-parallel-backend", Type: TypeString, Short: []string{"-dpb"}},
+	{Name: "data-parallel-external-lb", Type: TypeBool, Negatable: true},
+	{Name: "data-parallel-hybrid-lb", Type: TypeBool, Negatable: true},
+	{Name: "data-parallel-rank", Type: TypeInt, Short: []string{"-dpn"}},
+	{Name: "data-parallel-rpc-port", Type: TypeInt, Short: []string{"-dpp"}},
+	{Name: "data-parallel-size", Type: TypeInt, Short: []string{"-dp"}},
+	{Name: "data-parallel-size-local", Type: TypeInt, Short: []string{"-dpl"}},
+	{Name: "data-parallel-start-rank", Type: TypeInt, Short: []string{"-dpr"}},
+	{Name: "dbo-decode-token-threshold", Type: TypeInt},
+	{Name: "dbo-prefill-token-threshold", Type: TypeInt},
+	{Name: "decode-context-parallel-size", Type: TypeInt, Short: []string{"-dcp"}},
+	{Name: "default-mm-loras", Type: TypeJSON},
+	{Name: "device", Type: TypeString},
+	{Name: "disable-access-log-for-endpoints", Type: TypeString},
+	{Name: "disable-async-output-proc", Type: TypeBool},
+	{Name: "disable-cascade-attn", Type: TypeBool, Negatable: true},
+	{Name: "disable-chunked-mm-input", Type: TypeBool, Negatable: true},
+	{Name: "disable-custom-all-reduce", Type: TypeBool, Negatable: true},
+	{Name: "disable-fastapi-docs", Type: TypeBool, Negatable: true},
+	{Name: "disable-frontend-multiprocessing", Type: TypeBool, Negatable: true},
+	{Name: "disable-hybrid-kv-cache-manager", Type: TypeBool, Negatable: true},
+	{Name: "disable-log-requests", Type: TypeBool},
+	{Name: "disable-log-stats", Type: TypeBool},
+	{Name: "disable-mm-preprocessor-cache", Type: TypeBool},
+	{Name: "disable-nccl-for-dp-synchronization", Type: TypeBool, Negatable: true},
+	{Name: "disable-sliding-window", Type: TypeBool, Negatable: true},
+	{Name: "disable-uvicorn-access-log", Type: TypeBool, Negatable: true},
+	{Name: "distributed-executor-backend", Type: TypeString},
+	{Name: "download-dir", Type: TypeString},
+	{Name: "dtype", Type: TypeString},
+	{Name: "enable-auto-tool-choice", Type: TypeBool, Negatable: true},
+	{Name: "enable-chunked-prefill", Type: TypeBool, Negatable: true, DefaultOn: true, OptionalValue: true},
+	{Name: "enable-dbo", Type: TypeBool, Negatable: true},
+	{Name: "enable-eplb", Type: TypeBool, Negatable: true},
+	{Name: "enable-expert-parallel", Type: TypeBool, Short: []string{"-ep"}, Negatable: true},
+	{Name: "enable-force-include-usage", Type: TypeBool, Negatable: true},
+	{Name: "enable-log-outputs", Type: TypeBool, Negatable: true},
+	{Name: "enable-log-requests", Type: TypeBool, Negatable: true},
+	{Name: "enable-lora", Type: TypeBool, Negatable: true},
+	{Name: "enable-lora-bias", Type: TypeBool},
+	{Name: "enable-mm-embeds", Type: TypeBool, Negatable: true},
+	{Name: "enable-multimodal-encoder-data-parallel", Type: TypeBool},
+	{Name: "enable-prefix-caching", Type: TypeBool, Negatable: true, DefaultOn: true},
+	{Name: "enable-prompt-adapter", Type: TypeBool},
+	{Name: "enable-prompt-embeds", Type: TypeBool, Negatable: true},
+	{Name: "enable-prompt-tokens-details", Type: TypeBool, Negatable: true},
+	{Name: "enable-request-id-headers", Type: TypeBool, Negatable: true},
+	{Name: "enable-server-load-tracking", Type: TypeBool, Negatable: true},
+	{Name: "enable-sleep-mode", Type: TypeBool, Negatable: true},
+	{Name: "enable-ssl-refresh", Type: TypeBool, Negatable: true},
+	{Name: "enable-tokenizer-info-endpoint", Type: TypeBool, Negatable: true},
+	{Name: "enforce-eager", Type: TypeBool, Negatable: true},
+	{Name: "eplb-config", Type: TypeJSON},
+	{Name: "eplb-log-balancedness", Type: TypeBool, Negatable: true},
+	{Name: "eplb-step-interval", Type: TypeInt},
+	{Name: "eplb-window-size", Type: TypeInt},
+	{Name: "exclude-tools-when-tool-choice-none", Type: TypeBool, Negatable: true},
+	{Name: "expert-placement-strategy", Type: TypeString},
+	{Name: "fully-sharded-loras", Type: TypeBool, Negatable: true},
+	{Name: "generation-config", Type: TypeString},
+	{Name: "gpu-memory-utilization", Type: TypeFloat},
+	{Name: "guided-decoding-backend", Type: TypeString},
+	{Name: "headless", Type: TypeBool, Negatable: true},
+	{Name: "hf-config-path", Type: TypeString},
+	{Name: "hf-overrides", Type: TypeJSON},
+	{Name: "hf-token", Type: TypeString, OptionalValue: true},
+	{Name: "host", Type: TypeString},
+	{Name: "ignore-patterns", Type: TypeString, Multi: true},
+	{Name: "interleave-mm-strings", Type: TypeBool, Negatable: true},
+	{Name: "io-processor-plugin", Type: TypeString},
+	{Name: "kv-cache-dtype", Type: TypeString},
+	{Name: "kv-cache-memory-bytes", Type: TypeInt, Human: true},
+	{Name: "kv-events-config", Type: TypeJSON},
+	{Name: "kv-offloading-backend", Type: TypeString},
+	{Name: "kv-offloading-size", Type: TypeFloat},
+	{Name: "kv-sharing-fast-prefill", Type: TypeBool, Negatable: true},
+	{Name: "kv-transfer-config", Type: TypeJSON},
+	{Name: "limit-mm-per-prompt", Type: TypeJSON},
+	{Name: "load-format", Type: TypeString},
+	{Name: "log-config-file", Type: TypeString},
+	{Name: "logits-processor-pattern", Type: TypeString},
+	{Name: "logits-processors", Type: TypeString, Multi: true},
+	{Name: "logprobs-mode", Type: TypeString},
+	{Name: "long-prefill-token-threshold", Type: TypeInt},
+	{Name: "lora-dtype", Type: TypeString},
+	{Name: "lora-extra-vocab-size", Type: TypeInt},
+	{Name: "lora-modules", Type: TypeString, Multi: true},
+	{Name: "mamba-block-size", Type: TypeInt},
+	{Name: "mamba-cache-dtype", Type: TypeString},
+	{Name: "mamba-ssm-cache-dtype", Type: TypeString},
+	{Name: "max-cpu-loras", Type: TypeInt},
+	{Name: "max-cudagraph-capture-size", Type: TypeInt},
+	{Name: "max-log-len", Type: TypeInt},
+	{Name: "max-logprobs", Type: TypeInt},
+	{Name: "max-long-partial-prefills", Type: TypeInt},
+	{Name: "max-lora-rank", Type: TypeInt},
+	{Name: "max-loras", Type: TypeInt},
+	{Name: "max-model-len", Type: TypeInt, Human: true},
+	{Name: "max-num-batched-tokens", Type: TypeInt, Human: true},
+	{Name: "max-num-partial-prefills", Type: TypeInt},
+	{Name: "max-num-seqs", Type: TypeInt},
+	{Name: "max-parallel-loading-workers", Type: TypeInt},
+	{Name: "max-prompt-adapter-token", Type: TypeInt},
+	{Name: "max-prompt-adapters", Type: TypeInt},
+	{Name: "max-seq-len-to-capture", Type: TypeInt},
+	{Name: "media-io-kwargs", Type: TypeJSON},
+	{Name: "middleware", Type: TypeString, Multi: true},
+	{Name: "mm-encoder-attn-backend", Type: TypeString},
+	{Name: "mm-encoder-tp-mode", Type: TypeString},
+	{Name: "mm-processor-cache-gb", Type: TypeFloat},
+	{Name: "mm-processor-cache-type", Type: TypeString},
+	{Name: "mm-processor-kwargs", Type: TypeJSON},
+	{Name: "mm-shm-cache-max-object-size-mb", Type: TypeInt},
+	{Name: "model", Type: TypeString},
+	{Name: "model-impl", Type: TypeString},
+	{Name: "model-loader-extra-config", Type: TypeJSON},
+	{Name: "multi-step-stream-outputs", Type: TypeBool, DefaultOn: true, OptionalValue: true},
+	{Name: "num-gpu-blocks-override", Type: TypeInt},
+	{Name: "num-lookahead-slots", Type: TypeInt},
+	{Name: "num-redundant-experts", Type: TypeInt},
+	{Name: "num-scheduler-steps", Type: TypeInt},
+	{Name: "num-speculative-tokens", Type: TypeInt},
+	{Name: "optimization-level", Type: TypeString, Short: []string{"-O"}},
+	{Name: "otlp-traces-endpoint", Type: TypeString},
+	{Name: "override-attention-dtype", Type: TypeString},
+	{Name: "override-generation-config", Type: TypeJSON},
+	{Name: "override-pooler-config", Type: TypeJSON},
+	{Name: "pipeline-parallel-size", Type: TypeInt, Short: []string{"-pp"}},
+	{Name: "pooler-config", Type: TypeJSON},
+	{Name: "port", Type: TypeInt},
+	{Name: "preemption-mode", Type: TypeString},
+	{Name: "prefill-context-parallel-size", Type: TypeInt, Short: []string{"-pcp"}},
+	{Name: "prefix-caching-hash-algo", Type: TypeString},
+	{Name: "prompt-adapters", Type: TypeString, Multi: true},
+	{Name: "pt-load-map-location", Type: TypeString},
+	{Name: "quantization", Type: TypeString, Short: []string{"-q"}},
+	{Name: "ray-workers-use-nsight", Type: TypeBool, Negatable: true},
+	{Name: "reasoning-parser", Type: TypeString},
+	{Name: "response-role", Type: TypeString},
+	{Name: "return-tokens-as-token-ids", Type: TypeBool, Negatable: true},
+	{Name: "revision", Type: TypeString},
+	{Name: "root-path", Type: TypeString},
+	{Name: "rope-scaling", Type: TypeJSON},
+	{Name: "rope-theta", Type: TypeFloat},
+	{Name: "runner", Type: TypeString},
+	{Name: "safetensors-load-strategy", Type: TypeString},
+	{Name: "scheduler-cls", Type: TypeString},
+	{Name: "scheduler-delay-factor", Type: TypeFloat},
+	{Name: "scheduling-policy", Type: TypeString},
+	{Name: "seed", Type: TypeInt},
+	{Name: "served-model-name", Type: TypeString, Multi: true},
+	{Name: "show-hidden-metrics-for-version", Type: TypeString},
+	{Name: "skip-mm-profiling", Type: TypeBool, Negatable: true},
+	{Name: "skip-tokenizer-init", Type: TypeBool, Negatable: true},
+	{Name: "speculative-config", Type: TypeJSON, Short: []string{"-sc"}},
+	{Name: "speculative-draft-tensor-parallel-size", Type: TypeInt},
+	{Name: "speculative-max-model-len", Type: TypeInt},
+	{Name: "speculative-model", Type: TypeString},
+	{Name: "ssl-ca-certs", Type: TypeString},
+	{Name: "ssl-cert-reqs", Type: TypeInt},
+	{Name: "ssl-certfile", Type: TypeString},
+	{Name: "ssl-keyfile", Type: TypeString},
+	{Name: "structured-outputs-config", Type: TypeJSON},
+	{Name: "swap-space", Type: TypeFloat},
+	{Name: "task", Type: TypeString},
+	{Name: "tensor-parallel-size", Type: TypeInt, Short: []string{"-tp"}},
+	{Name: "tokenizer", Type: TypeString},
+	{Name: "tokenizer-mode", Type: TypeString},
+	{Name: "tokenizer-pool-extra-config", Type: TypeJSON},
+	{Name: "tokenizer-pool-size", Type: TypeInt},
+	{Name: "tokenizer-pool-type", Type: TypeString},
+	{Name: "tokenizer-revision", Type: TypeString},
+	{Name: "tool-call-parser", Type: TypeString},
+	{Name: "tool-parser-plugin", Type: TypeString},
+	{Name: "tool-server", Type: TypeString},
+	{Name: "trust-remote-code", Type: TypeBool, Negatable: true},
+	{Name: "uds", Type: TypeString},
+	{Name: "use-tqdm-on-load", Type: TypeBool, Negatable: true, DefaultOn: true},
+	{Name: "use-v2-block-manager", Type: TypeBool},
+	{Name: "uvicorn-log-level", Type: TypeString},
+	{Name: "video-pruning-rate", Type: TypeFloat},
+	{Name: "worker-cls", Type: TypeString},
+	{Name: "worker-extension-cls", Type: TypeString},
+}
+
+// optionIndex maps every spelling a user may write (long name, short
+// alias) to its entry in options. It is built once from the constant table
+// and never changed.
+var optionIndex = buildOptionIndex(options)
+
+func buildOptionIndex(opts []Option) map[string]int {
+	idx := make(map[string]int, 2*len(opts))
+	for i, o := range opts {
+		idx[o.Name] = i
+		for _, s := range o.Short {
+			idx[s] = i
+		}
+	}
+	return idx
+}
+
+// Options returns a copy of the table of known vLLM server options, sorted
+// by name. The schema layer and the parser both read this table.
+func Options() []Option {
+	out := make([]Option, len(options))
+	for i, o := range options {
+		o.Short = slices.Clone(o.Short)
+		out[i] = o
+	}
+	return out
+}
+
+// LookupOption finds a known option by any spelling: "tensor-parallel-size",
+// "--tensor_parallel_size" or "-tp".
+func LookupOption(name string) (Option, bool) {
+	i, ok := optionIndex[CanonicalName(name)]
+	if !ok {
+		return Option{}, false
+	}
+	o := options[i]
+	o.Short = slices.Clone(o.Short)
+	return o, true
+}
+
+// CanonicalName turns a flag spelling into the key used for Flag.Name and
+// Config: leading "--" dropped, underscores before the first "." turned
+// into dashes (as vLLM's FlexibleArgumentParser does), short aliases
+// resolved ("-tp" → "tensor-parallel-size"). An unknown single-dash flag
+// keeps its dash ("-x"); an unknown long flag loses its dashes.
+func CanonicalName(s string) string {
+	if strings.HasPrefix(s, "--") {
+		return kebab(s[2:])
+	}
+	if strings.HasPrefix(s, "-") {
+		if i, ok := optionIndex[s]; ok {
+			return options[i].Name
+		}
+		return s
+	}
+	return kebab(s)
+}
+
+// kebab rewrites underscores to dashes in the part of a long name before
+// its first dot (dotted JSON sub-keys keep their spelling).
+func kebab(s string) string {
+	head, tail, dotted := strings.Cut(s, ".")
+	head = strings.ReplaceAll(head, "_", "-")
+	if dotted {
+		return head + "." + tail
+	}
+	return head
+}
+
+// lookupLong resolves a kebab-case long name (no dashes) the way argparse
+// does: an exact match, the `no-` form of a negatable boolean, or an
+// unambiguous prefix of one known name (argparse allow_abbrev, which
+// vLLM's FlexibleArgumentParser leaves on). It returns the option, whether
+// the name was the negated form, and whether it was an abbreviation.
+func lookupLong(name string) (opt *Option, negated, abbrev bool) {
+	if i, ok := optionIndex[name]; ok {
+		return &options[i], false, false
+	}
+	if rest, ok := strings.CutPrefix(name, "no-"); ok {
+		if i, ok := optionIndex[rest]; ok && options[i].Type == TypeBool {
+			return &options[i], true, false
+		}
+	}
+	if len(name) < 3 {
+		return nil, false, false
+	}
+	found := -1
+	for i := range options {
+		if strings.HasPrefix(options[i].Name, name) {
+			if found >= 0 {
+				return nil, false, false // ambiguous: argparse would reject it
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return nil, false, false
+	}
+	return &options[found], false, true
+}

@@ -1,0 +1,161 @@
+package cmdline
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestOptionsTable(t *testing.T) {
+	opts := Options()
+	if !slices.IsSortedFunc(opts, func(a, b Option) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Error("options are not sorted by name")
+	}
+	seen := map[string]bool{}
+	for _, o := range opts {
+		for _, s := range append([]string{o.Name}, o.Short...) {
+			if seen[s] {
+				t.Errorf("spelling %q appears twice", s)
+			}
+			seen[s] = true
+		}
+		if o.Name != kebab(o.Name) || strings.HasPrefix(o.Name, "-") {
+			t.Errorf("%q is not a kebab-case long name", o.Name)
+		}
+		if (o.Negatable || o.DefaultOn) && o.Type != TypeBool {
+			t.Errorf("%s: Negatable/DefaultOn on a %s option", o.Name, o.Type)
+		}
+		if o.Human && o.Type != TypeInt {
+			t.Errorf("%s: Human on a %s option", o.Name, o.Type)
+		}
+	}
+	// Options returns a copy.
+	opts[0].Name = "changed"
+	if Options()[0].Name == "changed" {
+		t.Error("Options shares the table with its caller")
+	}
+}
+
+// TestOptionsCoverReference checks that every flag the shared vLLM
+// reference names is in the table, so the schema and the parser agree
+// with it.
+func TestOptionsCoverReference(t *testing.T) {
+	ref, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "reference", "vllm.md"))
+	if err != nil {
+		t.Skipf("reference not available: %v", err)
+	}
+	placeholders := map[string]bool{"key": true, "no-key": true, "tensor": true}
+	for _, m := range regexp.MustCompile("`(--?[a-zA-Z][a-z0-9-]*)").FindAllStringSubmatch(string(ref), -1) {
+		name := strings.TrimLeft(m[1], "-")
+		if placeholders[name] {
+			continue
+		}
+		if _, ok := LookupOption(m[1]); ok {
+			continue
+		}
+		if o, neg, _ := lookupLong(name); o != nil && neg {
+			continue
+		}
+		t.Errorf("%s is in vllm.md but not in the option table", m[1])
+	}
+}
+
+func TestCanonicalName(t *testing.T) {
+	tests := map[string]string{
+		"--tensor_parallel_size":         "tensor-parallel-size",
+		"tensor-parallel-size":           "tensor-parallel-size",
+		"-tp":                            "tensor-parallel-size",
+		"-q":                             "quantization",
+		"-O":                             "optimization-level",
+		"-sc":                            "speculative-config",
+		"--compilation_config.pass_conf": "compilation-config.pass_conf",
+		"-x":                             "-x",
+		"--no-enforce-eager":             "no-enforce-eager",
+	}
+	for in, want := range tests {
+		if got := CanonicalName(in); got != want {
+			t.Errorf("CanonicalName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseHumanInt(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int64
+		wantErr bool
+	}{
+		{in: "32768", want: 32768},
+		{in: "32k", want: 32000},
+		{in: "25.6k", want: 25600},
+		{in: "1K", want: 1024},
+		{in: "8k", want: 8000},
+		{in: "2M", want: 2 << 20},
+		{in: "1g", want: 1_000_000_000},
+		{in: "1T", want: 1 << 40},
+		{in: "-1", want: -1},
+		{in: "1.5K", wantErr: true},
+		{in: "auto", wantErr: true},
+		{in: "10x", wantErr: true},
+		{in: "99999999999T", wantErr: true},
+	}
+	for _, tc := range tests {
+		got, err := ParseHumanInt(tc.in)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("ParseHumanInt(%q) = %d, %v; want %d (error %v)", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want map[string]any
+	}{
+		{
+			name: "typed values",
+			yaml: "command: [vllm, serve, m, -tp, \"2\", --max-model-len, 32k, --max-num-batched-tokens=1K, --gpu-memory-utilization, \"0.95\", --enforce-eager, --no-enable-prefix-caching, --port, \"8000\", --dtype, half]\n",
+			want: map[string]any{
+				"model": "m", "tensor-parallel-size": int64(2), "max-model-len": int64(32000),
+				"max-num-batched-tokens": int64(1024), "gpu-memory-utilization": 0.95,
+				"enforce-eager": true, "enable-prefix-caching": false, "port": int64(8000), "dtype": "half",
+			},
+		},
+		{
+			name: "json kept as string, dotted decoded, multi as list",
+			yaml: "command: [vllm, serve, m, --compilation-config, '{\"level\": 3}', --compilation-config.cudagraph_capture_sizes, '[1, 2]', --cudagraph-capture-sizes, \"1\", \"2\", --served-model-name, a, b]\n",
+			want: map[string]any{
+				"model": "m", "compilation-config": `{"level": 3}`,
+				"compilation-config.cudagraph_capture_sizes": []any{int64(1), int64(2)},
+				"cudagraph-capture-sizes":                    []any{int64(1), int64(2)},
+				"served-model-name":                          []any{"a", "b"},
+			},
+		},
+		{
+			name: "unknown, unconvertible, dynamic, repeated, old boolean",
+			yaml: "command: [vllm, serve, m, --my-flag, v, --bare-unknown, --max-model-len, auto, -tp, \"$(TP)\", --port, \"1\", --port, \"2\", --enable-chunked-prefill=False, --max-num-seqs]\n",
+			want: map[string]any{
+				"model": "m", "my-flag": "v", "bare-unknown": true, "max-model-len": "auto",
+				"tensor-parallel-size": "$(TP)", "port": int64(2), "enable-chunked-prefill": false,
+				"max-num-seqs": nil,
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := recognizeYAML(t, tc.yaml)
+			if c == nil {
+				t.Fatal("not recognised")
+			}
+			if diff := cmp.Diff(tc.want, c.Config()); diff != "" {
+				t.Errorf("Config (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

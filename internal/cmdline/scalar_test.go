@@ -1,0 +1,134 @@
+package cmdline
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
+)
+
+func TestScalarArg(t *testing.T) {
+	tests := []struct {
+		name      string
+		yaml      string // one document "k: <scalar>"
+		wantQuote byte
+		wantExact bool
+		wantRaw   string // file[Raw.Start:Raw.End]
+	}{
+		{name: "plain", yaml: "k: --port\n", wantExact: true, wantRaw: "--port"},
+		{name: "double quoted", yaml: "k: \"--port\"\n", wantQuote: '"', wantExact: true, wantRaw: "--port"},
+		{name: "double quoted escapes", yaml: "k: \"a \\\"b\\\" \\\\ \\t\"\n", wantQuote: '"', wantRaw: `a \"b\" \\ \t`},
+		{name: "single quoted doubled quote", yaml: "k: 'it''s'\n", wantQuote: '\'', wantRaw: "it''s"},
+		{name: "plain multi-line", yaml: "k: vllm serve\n  --port 1\n", wantRaw: "vllm serve\n  --port 1"},
+		{name: "literal block", yaml: "k: |\n  vllm serve \\\n    --port 1\n", wantQuote: '|', wantRaw: "  vllm serve \\\n    --port 1\n"},
+		{name: "folded block", yaml: "k: >-\n  vllm serve\n  --port 1\nj: 2\n", wantQuote: '>', wantRaw: "  vllm serve\n  --port 1"},
+		{name: "folded CRLF", yaml: "k: >\r\n  a\r\n  b\r\n", wantQuote: '>', wantRaw: "  a\r\n  b\r\n"},
+		{name: "double quoted folded", yaml: "k: \"a\n   b\\\n   c\"\n", wantQuote: '"', wantRaw: "a\n   b\\\n   c"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newYFile("f", []byte(tc.yaml))
+			docs, err := f.docs()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := get(docs[0].Content[0], "k")
+			a := f.arg(n)
+			got := struct {
+				Quote byte
+				Exact bool
+				Raw   string
+			}{a.Quote, a.Raw.Exact, string(f.src[a.Raw.Start:a.Raw.End])}
+			want := struct {
+				Quote byte
+				Exact bool
+				Raw   string
+			}{tc.wantQuote, tc.wantExact, tc.wantRaw}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Arg (-want +got):\n%s", diff)
+			}
+			checkPositions(t, f.src, a)
+			// The same Arg with the end known.
+			b := ScalarArg(f.src, f.offset(n.Line, n.Column), f.scalarEnd(n), n.Value)
+			if diff := cmp.Diff(a, b); diff != "" {
+				t.Errorf("known end changes the Arg (-unknown +known):\n%s", diff)
+			}
+		})
+	}
+}
+
+// checkPositions verifies that every non-blank byte of the Arg's text maps
+// to a file range that holds it, possibly escaped.
+func checkPositions(t *testing.T, src []byte, a Arg) {
+	t.Helper()
+	m := a.positions()
+	if m == nil {
+		t.Fatalf("no positions for %+v", a)
+	}
+	for i := range len(a.Text) {
+		c := a.Text[i]
+		if c == ' ' || c == '\n' {
+			continue
+		}
+		s, e := m.start[i], m.end[i]
+		if s < a.Raw.Start || e > a.Raw.End || s >= e {
+			t.Fatalf("byte %d (%q) maps to [%d,%d) outside %+v", i, c, s, e, a.Raw)
+		}
+		raw := string(src[s:e])
+		if e-s == 1 && raw[0] != c {
+			t.Errorf("byte %d is %q but the file has %q", i, c, raw)
+		}
+		if e-s > 1 && raw[0] != '\\' && raw != "''" {
+			t.Errorf("byte %d (%q) maps to %q", i, c, raw)
+		}
+	}
+}
+
+func TestScalarArgUnknownPosition(t *testing.T) {
+	a := ScalarArg([]byte("k: v\n"), 99, -1, "v")
+	if a.positions() != nil || a.Raw.Exact {
+		t.Errorf("out-of-range start gave positions: %+v", a)
+	}
+	// Text that does not match the file gives no positions.
+	b := ScalarArg([]byte("k: \"x\\u00e9\"\n"), 3, -1, "xy")
+	if b.positions() != nil {
+		t.Errorf("mismatched text gave positions: %+v", b)
+	}
+}
+
+// FuzzScalarArg encodes a string in each YAML scalar style, reads it back
+// with yaml.v3 and checks that the Arg maps every byte into the file.
+func FuzzScalarArg(f *testing.F) {
+	for _, s := range []string{"vllm serve m \\\n  --port 1\n", "a 'b' \"c\"", "x\ty", "é\x01", "  lead", "a\n\n b"} {
+		f.Add(s, uint8(0))
+	}
+	styles := []yaml.Style{0, yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle, yaml.LiteralStyle, yaml.FoldedStyle}
+	f.Fuzz(func(t *testing.T, s string, style uint8) {
+		if !strings.ContainsRune(s, 0) && strings.ToValidUTF8(s, "") == s {
+			n := &yaml.Node{Kind: yaml.ScalarNode, Value: s, Style: styles[int(style)%len(styles)]}
+			doc := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "k"}, n}}
+			out, err := yaml.Marshal(doc)
+			if err != nil {
+				return
+			}
+			yf := newYFile("f", out)
+			docs, err := yf.docs()
+			if err != nil || len(docs) == 0 {
+				return
+			}
+			v := get(docs[0].Content[0], "k")
+			if v == nil || v.Kind != yaml.ScalarNode || v.Value != s {
+				return
+			}
+			a := yf.arg(v)
+			if a.positions() == nil {
+				if strings.ContainsAny(string(out), "\\") {
+					return // escapes beyond the simple set may defeat alignment
+				}
+				t.Fatalf("no positions for %q in %q", s, out)
+			}
+			checkPositions(t, yf.src, a)
+		}
+	})
+}
