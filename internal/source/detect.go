@@ -1,6 +1,9 @@
 package source
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // Kind is what a file configures. It is decided by content, not by name.
 type Kind string
@@ -42,6 +45,10 @@ var notDeepSpeedKeys = map[string]bool{
 	"num_layers": true, "hidden_size": true, "num_attention_heads": true,
 	"pipe_parallel_size": true, "model_parallel_size": true, "base_model": true,
 	"model_name_or_path": true, "per_device_train_batch_size": true,
+	// torchtune and other recipe formats: DeepSpeed configs never name a
+	// model, dataset or tokenizer.
+	"model": true, "dataset": true, "tokenizer": true, "dtype": true,
+	"output_dir": true, "checkpointer": true,
 }
 
 // accelerateKeys are top-level keys written by `accelerate config`
@@ -118,9 +125,12 @@ func detectDoc(root *Node) Kind {
 	if v := root.Get("version"); v != nil && (root.Get("sharing") != nil || root.Get("flags") != nil) {
 		return KindMIG
 	}
-	var ds, dsWeak, notDS, acc, vl int
+	var ds, dsWeak, notDS, acc, vl, dashed int
 	for _, e := range root.Entries {
 		k := e.Key.Text
+		if strings.Contains(k, "-") {
+			dashed++ // gpt-neox writes num-layers; DeepSpeed keys are snake_case
+		}
 		switch {
 		case deepSpeedKeys[k]:
 			ds++
@@ -140,11 +150,46 @@ func detectDoc(root *Node) Kind {
 	if root.Get("distributed_type") != nil || root.Get("compute_environment") != nil {
 		return KindAccelerate
 	}
-	if notDS == 0 && (ds >= 1 || dsWeak >= 2) && acc <= 1 {
+	if notDS == 0 && dashed < 2 && (ds >= 1 || dsWeak >= 2) && acc <= 1 {
 		return KindDeepSpeed
 	}
-	if vl >= 2 || (vl >= 1 && root.Get("model") != nil) {
+	// A vLLM config names its model as a string; recipe formats such as
+	// torchtune's give a component map instead.
+	model := root.Get("model")
+	if model != nil && model.Kind != ScalarNode {
+		return KindUnknown
+	}
+	if vl >= 2 || (vl >= 1 && model != nil) {
 		return KindVLLM
 	}
 	return KindUnknown
+}
+
+// keyPattern finds keys in text that does not parse: "key": in JSON and
+// key: at the start of a YAML line.
+var keyPattern = regexp.MustCompile(`(?m)"([A-Za-z_][A-Za-z0-9_.-]*)"\s*:|^([A-Za-z_][A-Za-z0-9_.-]*):`)
+
+// DetectText classifies a file that did not parse from the keys its text
+// mentions, so a broken DeepSpeed template is still reported as one.
+func DetectText(data []byte) Kind {
+	if len(data) > 1<<20 {
+		data = data[:1<<20]
+	}
+	root := &Node{Kind: MapNode}
+	seen := map[string]bool{}
+	for _, m := range keyPattern.FindAllSubmatch(data, 2000) {
+		k := string(m[1])
+		if k == "" {
+			k = string(m[2])
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		root.Entries = append(root.Entries, Entry{
+			Key:   &Node{Kind: ScalarNode, Tag: "str", Text: k, Value: k},
+			Value: &Node{Kind: ScalarNode, Tag: "null"},
+		})
+	}
+	return detectDoc(root)
 }

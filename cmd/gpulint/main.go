@@ -1,0 +1,19 @@
+// Command gpulint lints and tunes GPU training and serving configs.
+package main
+
+import (
+	"os"
+
+	"github.com/gpulint/gpulint/internal/cli"
+	"github.com/gpulint/gpulint/internal/iostreams"
+	"github.com/gpulint/gpulint/policies"
+	"github.com/gpulint/gpulint/schemas"
+)
+
+func main() {
+	_, noColor := os.LookupEnv("NO_COLOR")
+	ios := iostreams.System(noColor)
+	env := cli.Env{Getenv: os.Getenv}
+	assets := cli.Assets{Policies: policies.FS, Schemas: schemas.FS}
+	os.Exit(cli.Run(os.Args[1:], ios, env, assets))
+}

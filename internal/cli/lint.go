@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/lint"
+	"github.com/gpulint/gpulint/internal/report"
+)
+
+// TargetFlags are the flags that name the target hardware and model.
+type TargetFlags struct {
+	GPU    string
+	GPUs   int
+	Model  string
+	Config string
+}
+
+func (t *TargetFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&t.GPU, "gpu", "", "target GPU (e.g. H100-80GB, A100-40GB, L4, or a node label such as NVIDIA-H100-80GB-HBM3)")
+	cmd.Flags().IntVar(&t.GPUs, "gpus", 0, "number of GPUs the job gets")
+	cmd.Flags().StringVar(&t.Model, "model", "", "model: a catalog id (meta-llama/Llama-3.1-8B) or a local directory with a Hugging Face config.json")
+	cmd.Flags().StringVar(&t.Config, "config", "", "project file to use instead of the .gpulint.yaml found above each file")
+}
+
+// LintOptions are `gpulint lint`'s flags and dependencies.
+type LintOptions struct {
+	Factory *Factory
+	Paths   []string
+	Format  string
+	FailOn  string
+	Color   string
+	Workers int
+	Target  TargetFlags
+}
+
+// NewCmdLint builds `gpulint lint`. runF replaces the work in tests of
+// flag parsing.
+func NewCmdLint(f *Factory, runF func(*LintOptions) error) *cobra.Command {
+	opts := &LintOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "lint [PATH...]",
+		Short: "Report misconfigurations in GPU configs",
+		Long: `Lint DeepSpeed, Accelerate, vLLM, Kubernetes and MIG configs. Directories are
+walked (skipping .git, vendor and node_modules); files are detected by content.
+
+Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it;
+2 usage or config error; 3 internal error.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			if len(opts.Paths) == 0 {
+				opts.Paths = []string{"."}
+			}
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runLint(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.Formats(), ", "))
+	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings at or above: error, warning, info, never")
+	cmd.Flags().StringVar(&opts.Color, "color", "auto", "color output: auto, always, never")
+	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "files checked at once (default: number of CPUs)")
+	opts.Target.register(cmd)
+	return cmd
+}
+
+func (o *LintOptions) validate() error {
+	if _, ok := report.Renderers()[o.Format]; !ok {
+		return &usageError{fmt.Errorf("unknown --format %q (want %s)", o.Format, strings.Join(report.Formats(), ", "))}
+	}
+	if _, err := finding.ParseSeverity(o.FailOn); err != nil {
+		return &usageError{fmt.Errorf("--fail-on: %w", err)}
+	}
+	if !slices.Contains([]string{"auto", "always", "never"}, o.Color) {
+		return &usageError{fmt.Errorf("unknown --color %q (want auto, always or never)", o.Color)}
+	}
+	if o.Target.GPUs < 0 || o.Workers < 0 {
+		return &usageError{errors.New("--gpus and --workers must not be negative")}
+	}
+	return nil
+}
+
+// prepareRun builds the linter for a set of paths: dependencies, target
+// flags checked against the catalogs, project files loaded.
+func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.Linter, []string, *Deps, error) {
+	deps, err := f.Deps()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := deps.Targets.CheckFlags(t.GPU, t.Model); err != nil {
+		return nil, nil, nil, &usageError{err}
+	}
+	files, err := lint.Collect(paths)
+	if err != nil {
+		return nil, nil, nil, &usageError{err}
+	}
+	lopts := lint.Options{GPU: t.GPU, GPUs: t.GPUs, Model: t.Model, Workers: workers}
+	if t.Config != "" {
+		p, err := lint.LoadProject(t.Config, deps.Validator)
+		if err != nil {
+			return nil, nil, nil, &usageError{err}
+		}
+		lopts.Project = p
+	} else {
+		ps, err := lint.LoadProjects(files, deps.Validator)
+		if err != nil {
+			return nil, nil, nil, &usageError{err}
+		}
+		lopts.Projects = ps
+	}
+	return lint.New(deps.lintDeps(), lopts), files, deps, nil
+}
+
+func runLint(ctx context.Context, o *LintOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ios := o.Factory.IO
+	ios.SetColorMode(o.Color)
+	l, files, _, err := prepareRun(o.Factory, o.Paths, o.Target, o.Workers)
+	if err != nil {
+		return err
+	}
+	res, err := l.Run(ctx, files)
+	if err != nil {
+		return err
+	}
+	in := reportInput(res)
+	render := report.Renderers()[o.Format]
+	if err := render(ios.Out, in, report.Options{Color: ios.ColorEnabled(), ShowFixes: true}); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	failOn, _ := finding.ParseSeverity(o.FailOn)
+	if failOn != finding.SeverityNone && finding.Worst(res.Findings) >= failOn {
+		return findingsError{}
+	}
+	return nil
+}
+
+// reportInput adapts a lint result for the renderers.
+func reportInput(res *lint.Result) report.Input {
+	in := report.Input{Findings: res.Findings, Sources: map[string][]byte{}}
+	for _, f := range res.Files {
+		in.Files = append(in.Files, report.File{Path: f.Path, Kind: string(f.Kind)})
+		in.Sources[f.Path] = f.Data
+	}
+	s := res.Summary()
+	in.Summary = report.Summary{Files: s.Files, Errors: s.Errors, Warnings: s.Warnings, Infos: s.Infos}
+	return in
+}
+

@@ -1,0 +1,119 @@
+// Package cli is gpulint's command tree: flags become Options, Options
+// drive library calls, and results go to the IOStreams. It is the only
+// package that talks to the user.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpulint/gpulint/internal/iostreams"
+)
+
+// Version is gpulint's version; the build may override it with -ldflags.
+var Version = "0.1.0"
+
+// Env is the part of the environment gpulint reads.
+type Env struct {
+	Getenv func(string) string
+	// Dir is the working directory; empty means the process's.
+	Dir string
+}
+
+func (e Env) get(k string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(k)
+}
+
+// Assets are the embedded files gpulint is built from.
+type Assets struct {
+	Policies fs.FS
+	Schemas  fs.FS
+}
+
+// Factory builds the shared dependencies once per run.
+type Factory struct {
+	IO     *iostreams.IOStreams
+	Env    Env
+	Assets Assets
+
+	once sync.Once
+	deps *Deps
+	err  error
+}
+
+// Run executes gpulint with args (without the program name) and returns
+// the process exit code.
+func Run(args []string, ios *iostreams.IOStreams, env Env, assets Assets) int {
+	f := &Factory{IO: ios, Env: env, Assets: assets}
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	err := root.Execute()
+	return exitCode(ios, err)
+}
+
+func exitCode(ios *iostreams.IOStreams, err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var fe findingsError
+	if errors.As(err, &fe) {
+		return ExitFindings
+	}
+	var ue *usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		fmt.Fprintf(ios.ErrOut, "gpulint: %v\n", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(ios.ErrOut, "gpulint: internal error: %v\n", err)
+	return ExitInternal
+}
+
+// isCobraUsage recognises cobra's flag and argument errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument", "unknown command", "accepts ", "requires "} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// NewRootCmd builds the command tree.
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "gpulint",
+		Short:         "Lint and tune GPU training and serving configs",
+		Long:          "gpulint finds the misconfigurations that make GPU jobs slow, expensive or dead at start-up - in DeepSpeed, Accelerate, vLLM and Kubernetes configs - and proposes the patched config.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.AddCommand(
+		NewCmdLint(f, nil),
+		NewCmdVersion(f),
+	)
+	return root
+}
+
+// NewCmdVersion prints the version.
+func NewCmdVersion(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print gpulint's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(f.IO.Out, "gpulint %s\n", Version)
+			return err
+		},
+	}
+}

@@ -1,0 +1,148 @@
+package lint
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/source"
+)
+
+// LintBytes lints one file's content. path is used for positions, kind
+// detection needs no file name, and the project file is looked up from
+// path's directory.
+func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileResult, error) {
+	fr := FileResult{Path: path, Kind: source.KindUnknown, Data: data}
+	f, err := source.Parse(path, data, l.opts.Limits)
+	var perr *source.Error
+	if err != nil {
+		if !errors.As(err, &perr) {
+			return fr, err
+		}
+		fr.Findings = append(fr.Findings, l.parseFinding(perr))
+	}
+	if f == nil || len(f.Docs) == 0 {
+		if perr != nil {
+			fr.Kind = source.DetectText(data)
+		}
+		return fr, nil
+	}
+	fr.Kind = source.Detect(f)
+	if fr.Kind == source.KindUnknown && perr != nil {
+		fr.Kind = source.DetectText(data)
+	}
+	if fr.Kind == source.KindUnknown {
+		// A file that did not parse whole and could not be classified
+		// still reports its syntax error; a valid unknown file is skipped.
+		return fr, nil
+	}
+	proj := l.project(path)
+	subjects, fs := l.subjects(f, fr.Kind, proj)
+	fr.Findings = append(fr.Findings, fs...)
+	params := proj.params()
+	for _, s := range subjects {
+		found, err := l.evaluate(ctx, s, params)
+		if err != nil {
+			return fr, err
+		}
+		fr.Findings = append(fr.Findings, found...)
+	}
+	fr.Findings = proj.apply(l.deps.Catalog, path, finding.Sort(fr.Findings))
+	return fr, nil
+}
+
+// subjects builds the evaluation units of a file, and the schema findings
+// of each document.
+func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*subject, []finding.Finding) {
+	var out []*subject
+	var fs []finding.Finding
+	for i, d := range f.Docs {
+		if d.Root == nil {
+			continue
+		}
+		value, err := d.Root.ToValue(l.opts.Limits.MaxNodes)
+		if err != nil {
+			var perr *source.Error
+			if errors.As(err, &perr) {
+				fs = append(fs, l.parseFinding(perr))
+			}
+			continue
+		}
+		s := &subject{kind: string(kind), file: f, doc: i, root: d.Root, value: value}
+		schema := string(kind)
+		switch kind {
+		case source.KindVLLM:
+			s.value, s.keyMap, s.snake = canonicalVLLM(d.Root, value)
+		case source.KindMIG:
+			schema = "device-plugin"
+			if m, ok := value.(map[string]any); ok && m["mig-configs"] != nil {
+				schema = "mig-parted"
+			}
+		case source.KindKubernetes:
+			if m, ok := value.(map[string]any); !ok || m["apiVersion"] == nil || m["kind"] == nil {
+				continue // a non-manifest document among manifests
+			}
+		}
+		s.work = normalize.Normalize(string(kind), s.value)
+		s.tgt = l.resolveTarget(f.Path, proj, s.work, targetHints{})
+		fs = append(fs, l.schemaFindings(s, schema)...)
+		out = append(out, s)
+		if kind == source.KindKubernetes {
+			ks, kfs := l.kubernetesSubjects(s, proj)
+			out = append(out, ks...)
+			fs = append(fs, kfs...)
+		}
+	}
+	return out, fs
+}
+
+// schemaFindings validates a subject's canonical value with its CUE
+// schema.
+func (l *Linter) schemaFindings(s *subject, schema string) []finding.Finding {
+	if l.deps.Validator == nil {
+		return nil
+	}
+	vs, err := l.deps.Validator.Validate(schema, s.value)
+	if err != nil {
+		return nil
+	}
+	r, _ := l.deps.Catalog.Lookup("schema")
+	out := make([]finding.Finding, 0, len(vs))
+	for _, v := range vs {
+		out = append(out, l.stamp(r, finding.Finding{
+			Message: v.Message,
+			Range:   s.locate(v.Path),
+			Path:    s.docPath(v.Path),
+		}, v.Severity))
+	}
+	return out
+}
+
+// canonicalVLLM rewrites a vLLM config's top-level keys to kebab-case and
+// remembers how each was written.
+func canonicalVLLM(root *source.Node, value any) (any, map[string]string, bool) {
+	m, ok := value.(map[string]any)
+	if !ok {
+		return value, nil, false
+	}
+	out := make(map[string]any, len(m))
+	keyMap := map[string]string{}
+	var snake, kebab int
+	for _, e := range root.Entries {
+		k := e.Key.Text
+		ck := source.KebabKey(k)
+		keyMap[ck] = k
+		switch {
+		case strings.Contains(k, "_"):
+			snake++
+		case strings.Contains(k, "-"):
+			kebab++
+		}
+	}
+	for k, v := range m {
+		out[source.KebabKey(k)] = v
+	}
+	return out, keyMap, snake > kebab
+}

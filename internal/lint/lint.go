@@ -1,0 +1,224 @@
+// Package lint is gpulint's pipeline: read → detect → normalize → validate
+// → evaluate → tune → resolve. It is the entry point for the CLI and for
+// tests; it prints nothing.
+package lint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gpulint/gpulint/internal/check"
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/rules"
+	"github.com/gpulint/gpulint/internal/source"
+)
+
+// Options configure a run.
+type Options struct {
+	// Target flags: they win over the project file, which wins over what
+	// the configs themselves say.
+	GPU   string
+	GPUs  int
+	Model string
+	// Workers bounds the files checked at once (default: GOMAXPROCS).
+	Workers int
+	Limits  source.Limits
+	// FileTimeout bounds the evaluation of one file.
+	FileTimeout time.Duration
+	// Project, when set, overrides the .gpulint.yaml found by walking up.
+	Project *Project
+	// Projects are the project files found above the run's files.
+	Projects *ProjectSet
+}
+
+// Deps are the compiled assets a Linter shares across files.
+type Deps struct {
+	Catalog   *rules.Catalog
+	Engine    *check.Engine
+	Validator *normalize.Validator
+	Targets   *TargetResolver
+}
+
+// Linter checks files. It is safe for concurrent use.
+type Linter struct {
+	deps Deps
+	opts Options
+}
+
+// New builds a Linter from compiled dependencies.
+func New(deps Deps, opts Options) *Linter {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opts.Limits == (source.Limits{}) {
+		opts.Limits = source.DefaultLimits()
+	}
+	if opts.FileTimeout <= 0 {
+		opts.FileTimeout = 10 * time.Second
+	}
+	return &Linter{deps: deps, opts: opts}
+}
+
+// FileResult is what one file produced.
+type FileResult struct {
+	Path     string
+	Kind     source.Kind
+	Findings []finding.Finding
+	// Data is the file's content as read (for fix and diff).
+	Data []byte
+}
+
+// Result is a whole run.
+type Result struct {
+	Files    []FileResult
+	Findings []finding.Finding
+}
+
+// Summary counts findings by severity.
+type Summary struct {
+	Files, Errors, Warnings, Infos int
+}
+
+// Summary counts the run's findings by severity.
+func (r *Result) Summary() Summary {
+	s := Summary{Files: len(r.Files)}
+	for _, f := range r.Findings {
+		switch f.Severity {
+		case finding.SeverityError:
+			s.Errors++
+		case finding.SeverityWarning:
+			s.Warnings++
+		case finding.SeverityInfo:
+			s.Infos++
+		}
+	}
+	return s
+}
+
+// Run lints the files (already collected) with a bounded pool of workers.
+// A file that cannot be read or parsed yields findings, never an error; an
+// error means gpulint itself could not work.
+func (l *Linter) Run(ctx context.Context, files []string) (*Result, error) {
+	results := make([]FileResult, len(files))
+	errs := make([]error, len(files))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(l.opts.Workers, max(len(files), 1)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				results[i], errs[i] = l.lintPath(ctx, files[i])
+			}
+		}()
+	}
+	for i := range files {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	res := &Result{Files: results}
+	for _, fr := range results {
+		res.Findings = append(res.Findings, fr.Findings...)
+	}
+	res.Findings = finding.Sort(res.Findings)
+	return res, nil
+}
+
+// lintPath reads one file within the size limit and lints it.
+func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) {
+	data, err := readLimited(path, l.opts.Limits.MaxBytes)
+	if err != nil {
+		var perr *source.Error
+		if errors.As(err, &perr) {
+			return FileResult{Path: path, Kind: source.KindUnknown, Findings: []finding.Finding{l.parseFinding(perr)}}, nil
+		}
+		return FileResult{Path: path, Kind: source.KindUnknown, Findings: []finding.Finding{l.parseFinding(&source.Error{
+			File: path, Pos: finding.Pos{Line: 1, Col: 1}, Msg: err.Error(),
+		})}}, nil
+	}
+	return l.LintBytes(ctx, path, data)
+}
+
+// readLimited reads a file, refusing one over max bytes without reading it
+// whole.
+func readLimited(path string, maxBytes int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	if maxBytes > 0 && st.Size() > maxBytes {
+		return nil, &source.Error{File: path, Pos: finding.Pos{Line: 1, Col: 1},
+			Msg: fmt.Sprintf("file is %d bytes, over the %d-byte limit; not checked", st.Size(), maxBytes)}
+	}
+	r := io.Reader(f)
+	if maxBytes > 0 {
+		r = io.LimitReader(f, maxBytes+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if maxBytes > 0 && int64(len(data)) > maxBytes {
+		return nil, &source.Error{File: path, Pos: finding.Pos{Line: 1, Col: 1},
+			Msg: fmt.Sprintf("file is over the %d-byte limit; not checked", maxBytes)}
+	}
+	return data, nil
+}
+
+// parseFinding turns a positioned input error into a parse-error finding.
+func (l *Linter) parseFinding(e *source.Error) finding.Finding {
+	r, _ := l.deps.Catalog.Lookup("parse-error")
+	end := e.Pos
+	end.Col++
+	end.Offset++
+	return l.stamp(r, finding.Finding{
+		Message: e.Msg,
+		Range:   finding.Range{File: e.File, Start: e.Pos, End: end},
+	}, "")
+}
+
+// stamp fills a finding's rule fields from the catalog and applies a level
+// the rule is allowed to choose.
+func (l *Linter) stamp(r *rules.Rule, f finding.Finding, level string) finding.Finding {
+	if r == nil {
+		return f
+	}
+	f.Rule, f.Slug, f.Severity, f.DocURL = r.ID, r.Slug, r.Severity, r.DocURL()
+	if level != "" {
+		if lv, err := finding.ParseSeverity(level); err == nil {
+			for _, allowed := range r.Levels {
+				if allowed == lv {
+					f.Severity = lv
+				}
+			}
+		}
+	}
+	return f
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

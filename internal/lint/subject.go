@@ -1,0 +1,176 @@
+package lint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/check"
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/source"
+)
+
+// subject is one unit the rules evaluate: a document (or part of one, such
+// as a vLLM command line inside a container) with its canonical value,
+// workload model and target, and the means to map paths back to bytes.
+type subject struct {
+	kind string
+	file *source.File
+	doc  int
+	// root is the node the canonical paths are relative to, and prefix
+	// its path from the document root.
+	root   *source.Node
+	prefix []any
+	value  any
+	// keyMap maps canonical top-level keys to the keys as written (vLLM
+	// configs accept kebab-case, snake_case and camelCase spellings).
+	keyMap map[string]string
+	// snake is true when new top-level keys should be written snake_case.
+	snake bool
+	work  *normalize.Workload
+	extra map[string]any
+	tgt   Target
+	// argv, when set, is the vLLM command line this subject came from;
+	// paths then name options and are resolved through it.
+	argv *argvSubject
+}
+
+// docPath translates a canonical path into a path from the document root.
+func (s *subject) docPath(path []any) []any {
+	out := make([]any, 0, len(s.prefix)+len(path))
+	out = append(out, s.prefix...)
+	for i, p := range path {
+		if i == 0 && s.keyMap != nil {
+			if k, ok := p.(string); ok {
+				if w, ok := s.keyMap[k]; ok {
+					p = w
+				} else if s.snake {
+					p = strings.ReplaceAll(k, "-", "_")
+				}
+			}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// locate maps a canonical path to the range of the user's key. A path
+// that does not exist points at its nearest written parent; the document
+// root points at the document's first line.
+func (s *subject) locate(path []any) finding.Range {
+	if s.argv != nil {
+		if r, ok := s.argv.locate(path); ok {
+			return r
+		}
+		return s.argv.whole
+	}
+	root := s.file.Docs[s.doc].Root
+	full := s.docPath(path)
+	node, entry, matched := root.Lookup(full)
+	if node == nil {
+		return s.docStart()
+	}
+	if matched == 0 || node == root {
+		if len(s.prefix) == 0 {
+			return s.docStart()
+		}
+	}
+	if entry.Key != nil {
+		return finding.Range{File: s.file.Path, Start: entry.Key.Start, End: node.End}
+	}
+	return node.Range(s.file.Path)
+}
+
+// docStart is the range of the document's first line.
+func (s *subject) docStart() finding.Range {
+	d := s.file.Docs[s.doc]
+	start := d.Start
+	if d.Root != nil {
+		start = d.Root.Start
+	}
+	end := start
+	data := s.file.Data
+	for end.Offset < len(data) && data[end.Offset] != '\n' && data[end.Offset] != '\r' {
+		end.Offset++
+		end.Col++
+	}
+	return finding.Range{File: s.file.Path, Start: start, End: end}
+}
+
+// edits turns a rule's patch into byte edits on the file.
+func (s *subject) edits(ops []check.Op) ([]finding.Edit, error) {
+	if s.argv != nil {
+		return s.argv.edits(ops)
+	}
+	sops := make([]source.Op, 0, len(ops))
+	for _, o := range ops {
+		op := source.Op{Kind: source.Set, Path: s.docPath(o.Path), Value: o.Value}
+		if o.Op == "remove" {
+			op.Kind = source.Remove
+		}
+		sops = append(sops, op)
+	}
+	return s.file.Edits(s.doc, sops)
+}
+
+// input builds the document the rules read (see docs/policy-input.md).
+func (s *subject) input(params map[string]any) map[string]any {
+	in := map[string]any{
+		"kind":     s.kind,
+		"doc":      s.value,
+		"workload": s.work.Model,
+		"paths":    s.work.PathsAsAny(),
+		"target":   s.tgt.Input(),
+		"params":   params,
+	}
+	if est := s.tgt.estimate(s.work); est != nil {
+		in["estimate"] = est
+	}
+	for k, v := range s.extra {
+		in[k] = v
+	}
+	return in
+}
+
+// evaluate runs the rules over one subject and resolves their results
+// into findings.
+func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any) ([]finding.Finding, error) {
+	ctx, cancel := context.WithTimeout(ctx, l.opts.FileTimeout)
+	defer cancel()
+	results, err := l.deps.Engine.Eval(ctx, s.kind, s.input(params))
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			r, _ := l.deps.Catalog.Lookup("parse-error")
+			f := l.stamp(r, finding.Finding{
+				Message: fmt.Sprintf("policy evaluation took longer than %s and was stopped; results for this document are incomplete", l.opts.FileTimeout),
+				Range:   s.docStart(),
+			}, "")
+			return []finding.Finding{f}, nil
+		}
+		return nil, fmt.Errorf("%s: %w", s.file.Path, err)
+	}
+	out := make([]finding.Finding, 0, len(results))
+	for _, r := range results {
+		f := l.stamp(r.Rule, finding.Finding{
+			Message: r.Message,
+			Range:   s.locate(r.Path),
+			Path:    s.docPath(r.Path),
+		}, r.Level)
+		for _, rel := range r.Related {
+			f.Related = append(f.Related, finding.Related{Range: s.locate(rel.Path), Message: rel.Message})
+		}
+		if len(r.Patch) > 0 {
+			msg := r.FixMessage
+			if msg == "" {
+				msg = "apply the suggested change"
+			}
+			if edits, err := s.edits(r.Patch); err == nil && len(edits) > 0 {
+				f.Fixes = append(f.Fixes, finding.Fix{Message: msg, Edits: edits, Tune: r.Rule.ID[:min(4, len(r.Rule.ID))] == "TUNE"})
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}

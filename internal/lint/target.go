@@ -1,0 +1,217 @@
+package lint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/tuner"
+)
+
+// Target is the hardware and model a document is checked against, with
+// where each part came from: a flag, the project file, or the configs.
+type Target struct {
+	GPU      *tuner.GPU
+	GPUFrom  string
+	MIG      *tuner.MIGProfile
+	GPUs     int
+	GPUsFrom string
+	Nodes    int
+	Model    *tuner.Model
+	ModelID  string
+}
+
+// targetHints are what a manifest says about the hardware a container
+// runs on.
+type targetHints struct {
+	Product    string // nvidia.com/gpu.product node label
+	GPUs       int    // the container's GPU limit
+	MIGProfile string // the container's nvidia.com/mig-<profile> resource
+	Model      string
+}
+
+// TargetResolver resolves targets against the GPU and model catalogs. It
+// is safe for concurrent use.
+type TargetResolver struct {
+	cat    *tuner.Catalog
+	mu     sync.Mutex
+	models map[string]*tuner.Model // local model directories read once
+}
+
+// NewTargetResolver loads the embedded catalogs.
+func NewTargetResolver() (*TargetResolver, error) {
+	cat, err := tuner.LoadCatalog()
+	if err != nil {
+		return nil, fmt.Errorf("load catalogs: %w", err)
+	}
+	return &TargetResolver{cat: cat, models: map[string]*tuner.Model{}}, nil
+}
+
+// Catalog returns the GPU and model catalog.
+func (r *TargetResolver) Catalog() *tuner.Catalog { return r.cat }
+
+// CheckFlags validates --gpu and --model up front, so an unknown name is a
+// usage error with a suggestion rather than a silent no-op.
+func (r *TargetResolver) CheckFlags(gpu, model string) error {
+	if gpu != "" {
+		if _, ok := r.gpu(gpu); !ok {
+			msg := fmt.Sprintf("unknown GPU %q", gpu)
+			if s := r.cat.Suggest(gpu); s != "" {
+				msg += fmt.Sprintf(" (did you mean %s?)", s)
+			}
+			return fmt.Errorf("%s; `gpulint estimate --list-gpus` lists the catalog", msg)
+		}
+	}
+	if model != "" {
+		if _, err := r.model(model, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gpu finds a GPU by catalog name, alias or node label (with -MIG- or
+// -SHARED suffixes).
+func (r *TargetResolver) gpu(name string) (tuner.ProductLabel, bool) {
+	if g, ok := r.cat.GPU(name); ok {
+		return tuner.ProductLabel{GPU: g}, true
+	}
+	return r.cat.ParseProductLabel(name)
+}
+
+// model finds a catalog model, or reads a local directory holding a
+// Hugging Face config.json. strict makes an unknown id an error.
+func (r *TargetResolver) model(id string, strict bool) (*tuner.Model, error) {
+	if m, ok := r.cat.Model(id); ok {
+		return m, nil
+	}
+	if st, err := os.Stat(id); err == nil && st.IsDir() {
+		abs, _ := filepath.Abs(id)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if m, ok := r.models[abs]; ok {
+			return m, nil
+		}
+		m, err := tuner.ModelFromDir(os.DirFS(abs))
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", id, err)
+		}
+		r.models[abs] = m
+		return m, nil
+	}
+	if strict {
+		return nil, fmt.Errorf("unknown model %q: not in the catalog and not a directory with a config.json", id)
+	}
+	return nil, nil
+}
+
+// Resolve combines flags, the project file and what the document and its
+// manifest say. Flags win over the project file, which wins over
+// inference.
+func (l *Linter) resolveTarget(path string, proj *Project, w *normalize.Workload, h targetHints) Target {
+	r := l.deps.Targets
+	var t Target
+	pt := proj.target(path)
+	setGPU := func(name, from string) bool {
+		pl, ok := r.gpu(name)
+		if !ok {
+			return false
+		}
+		t.GPU, t.GPUFrom = pl.GPU, from
+		if pl.MIG != nil {
+			t.MIG = pl.MIG
+		}
+		return true
+	}
+	switch {
+	case l.opts.GPU != "" && setGPU(l.opts.GPU, "flag"):
+	case pt != nil && pt.GPU != "" && setGPU(pt.GPU, "project"):
+	case h.Product != "" && setGPU(h.Product, "manifest"):
+	}
+	if t.GPU != nil && h.MIGProfile != "" {
+		if p, ok := t.GPU.MIGProfile(h.MIGProfile); ok {
+			t.MIG = p
+		}
+	}
+	switch {
+	case l.opts.GPUs > 0:
+		t.GPUs, t.GPUsFrom = l.opts.GPUs, "flag"
+	case pt != nil && pt.GPUs > 0:
+		t.GPUs, t.GPUsFrom = pt.GPUs, "project"
+	case h.GPUs > 0:
+		t.GPUs, t.GPUsFrom = h.GPUs, "manifest"
+	default:
+		if v, ok := w.Get("parallel.world_size"); ok {
+			if n, ok := v.(int64); ok && n > 0 {
+				t.GPUs, t.GPUsFrom = int(n), "config"
+			}
+		}
+	}
+	if pt != nil {
+		t.Nodes = pt.Nodes
+	}
+	modelID := ""
+	switch {
+	case l.opts.Model != "":
+		modelID = l.opts.Model
+	case pt != nil && pt.Model != "":
+		modelID = pt.Model
+	case h.Model != "":
+		modelID = h.Model
+	default:
+		if v, ok := w.Get("model"); ok {
+			modelID, _ = v.(string)
+		}
+	}
+	if modelID != "" {
+		t.ModelID = modelID
+		t.Model, _ = r.model(modelID, false)
+	}
+	return t
+}
+
+// Input renders the target for the rules.
+func (t Target) Input() map[string]any {
+	out := map[string]any{}
+	if t.GPU != nil {
+		g := map[string]any{
+			"name":     t.GPU.Name,
+			"key":      t.GPU.Key,
+			"vendor":   t.GPU.Vendor,
+			"memory":   t.GPU.UsableBytes,
+			"bf16":     t.GPU.SupportsBF16(),
+			"fp8":      t.GPU.SupportsFP8(),
+			"fp4":      t.GPU.SupportsFP4(),
+			"mig":      t.GPU.MIGCapable(),
+			"from":     t.GPUFrom,
+			"cc_major": int64(t.GPU.CC.Major),
+			"cc_minor": int64(t.GPU.CC.Minor),
+			"cc":       t.GPU.CC.String(),
+		}
+		out["gpu"] = g
+	}
+	if t.MIG != nil {
+		out["mig_profile"] = map[string]any{"name": t.MIG.Name, "memory": t.MIG.MemoryBytes, "compute_slices": int64(t.MIG.ComputeSlices)}
+	}
+	if t.GPUs > 0 {
+		out["gpus"] = int64(t.GPUs)
+		out["gpus_from"] = t.GPUsFrom
+	}
+	if t.ModelID != "" {
+		m := map[string]any{"id": t.ModelID}
+		if t.Model != nil {
+			m["params"] = t.Model.Params()
+			m["heads"] = int64(t.Model.Heads)
+			m["kv_heads"] = int64(t.Model.KVHeads)
+			m["layers"] = int64(t.Model.Layers)
+			m["max_positions"] = int64(t.Model.MaxPositions)
+			m["known"] = true
+			m["model_type"] = strings.ToLower(t.Model.ModelType)
+		}
+		out["model"] = m
+	}
+	return out
+}

@@ -1,0 +1,192 @@
+package lint
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/gpulint/gpulint/internal/check"
+	"github.com/gpulint/gpulint/internal/cmdline"
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/source"
+)
+
+// argvSubject resolves the paths of a vLLM config derived from a command
+// line: each top-level key names an option, located at the flag's tokens.
+type argvSubject struct {
+	file  *source.File
+	cmd   *cmdline.Command
+	whole finding.Range
+}
+
+func (a *argvSubject) span(sp cmdline.Span) finding.Range {
+	return finding.Range{File: a.file.Path, Start: a.file.PosAt(sp.Start), End: a.file.PosAt(sp.End)}
+}
+
+// locate maps ["option", ...] to the flag as written.
+func (a *argvSubject) locate(path []any) (finding.Range, bool) {
+	if len(path) == 0 {
+		return finding.Range{}, false
+	}
+	name, ok := path[0].(string)
+	if !ok {
+		return finding.Range{}, false
+	}
+	if name == "model" && a.cmd.Model != "" {
+		return a.span(a.cmd.ModelSpan), true
+	}
+	fl, ok := a.cmd.Lookup(name)
+	if !ok {
+		return finding.Range{}, false
+	}
+	end := fl.NameSpan
+	if fl.HasValue && fl.ValueSpan.End > end.End {
+		end = fl.ValueSpan
+	}
+	return finding.Range{File: a.file.Path, Start: a.file.PosAt(fl.NameSpan.Start), End: a.file.PosAt(end.End)}, true
+}
+
+// edits turns option-level patches into edits of the command line.
+func (a *argvSubject) edits(ops []check.Op) ([]finding.Edit, error) {
+	var out []finding.Edit
+	for _, o := range ops {
+		if len(o.Path) != 1 {
+			return nil, fmt.Errorf("command-line patch path %v: only top-level options can be changed", o.Path)
+		}
+		name, _ := o.Path[0].(string)
+		var es []finding.Edit
+		var err error
+		if o.Op == "remove" {
+			es, err = a.cmd.RemoveFlag(name)
+		} else {
+			es, err = a.cmd.SetFlag(name, flagText(o.Value))
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, es...)
+	}
+	return out, nil
+}
+
+// flagText renders a patch value as a command-line argument.
+func flagText(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case bool:
+		return strconv.FormatBool(t)
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case int:
+		return strconv.Itoa(t)
+	case float64:
+		return strconv.FormatFloat(t, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// listEditor adds and removes items of one YAML sequence through the
+// source tree's patcher, in the list's own style.
+type listEditor struct {
+	file *source.File
+	doc  int
+	path []any // path of the sequence from the document root
+}
+
+func (le listEditor) seq() *source.Node {
+	n, _, matched := le.file.Docs[le.doc].Root.Lookup(le.path)
+	if matched != len(le.path) || n.Kind != source.SeqNode {
+		return nil
+	}
+	return n
+}
+
+// Append adds values at the end of the list.
+func (le listEditor) Append(values ...string) ([]finding.Edit, error) {
+	n := le.seq()
+	if n == nil {
+		return nil, fmt.Errorf("list %s not found", finding.PathString(le.path))
+	}
+	ops := make([]source.Op, len(values))
+	for i, v := range values {
+		ops[i] = source.Op{Kind: source.Set, Path: append(clone(le.path), len(n.Items)+i), Value: v}
+	}
+	return le.file.Edits(le.doc, ops)
+}
+
+// Remove deletes items [from, to).
+func (le listEditor) Remove(from, to int) ([]finding.Edit, error) {
+	var ops []source.Op
+	for i := to - 1; i >= from; i-- {
+		ops = append(ops, source.Op{Kind: source.Remove, Path: append(clone(le.path), i)})
+	}
+	return le.file.Edits(le.doc, ops)
+}
+
+// argsOf reads a container's command or args list as cmdline Args.
+func argsOf(f *source.File, list *source.Node) []cmdline.Arg {
+	if list == nil || list.Kind != source.SeqNode {
+		return nil
+	}
+	out := make([]cmdline.Arg, 0, len(list.Items))
+	for _, it := range list.Items {
+		if it.Kind != source.ScalarNode {
+			out = append(out, cmdline.Arg{})
+			continue
+		}
+		out = append(out, cmdline.ScalarArg(f.Data, it.Start.Offset, it.End.Offset, it.Text))
+	}
+	return out
+}
+
+// vllmContainerSubjects derives a vLLM subject from every container that
+// launches a vLLM server, so the vLLM rules run on manifests too.
+func (l *Linter) vllmContainerSubjects(s *subject, pods []podInfo, proj *Project) ([]*subject, []finding.Finding) {
+	root := s.file.Docs[s.doc].Root
+	var out []*subject
+	var fs []finding.Finding
+	for _, pod := range pods {
+		for _, c := range pod.Containers {
+			cn, _, matched := root.Lookup(c.Path)
+			if matched != len(c.Path) || cn.Kind != source.MapNode {
+				continue
+			}
+			ct := cmdline.Container{
+				File:    s.file.Path,
+				Image:   c.Image,
+				Command: argsOf(s.file, cn.Get("command")),
+				Args:    argsOf(s.file, cn.Get("args")),
+			}
+			if cn.Get("command") != nil {
+				ct.CommandList = listEditor{file: s.file, doc: s.doc, path: append(clone(c.Path), "command")}
+			}
+			if cn.Get("args") != nil {
+				ct.ArgsList = listEditor{file: s.file, doc: s.doc, path: append(clone(c.Path), "args")}
+			}
+			cmd := cmdline.Recognize(ct)
+			if cmd == nil {
+				continue
+			}
+			value := cmd.Config()
+			vs := &subject{
+				kind:   string(source.KindVLLM),
+				file:   s.file,
+				doc:    s.doc,
+				root:   cn,
+				prefix: clone(c.Path),
+				value:  value,
+				argv:   &argvSubject{file: s.file, cmd: cmd, whole: finding.Range{File: s.file.Path, Start: cn.Start, End: cn.End}},
+			}
+			vs.work = normalize.VLLM(value)
+			h := targetHints{Product: pod.Product, GPUs: int(c.GPU)}
+			for _, m := range c.MIG {
+				h.MIGProfile = m.Profile
+			}
+			vs.tgt = l.resolveTarget(s.file.Path, proj, vs.work, h)
+			fs = append(fs, l.schemaFindings(vs, "vllm")...)
+			out = append(out, vs)
+		}
+	}
+	return out, fs
+}
