@@ -34,6 +34,8 @@ type Input struct {
 	// Sources holds file contents by path, for renderers that show
 	// context or diffs.
 	Sources map[string][]byte
+	// ToolVersion is gpulint's version, for formats that record it.
+	ToolVersion string
 }
 
 // Options tune a renderer's output.
@@ -49,8 +51,11 @@ type Renderer func(w io.Writer, in Input, opts Options) error
 // Renderers maps --format names to renderers.
 func Renderers() map[string]Renderer {
 	return map[string]Renderer{
-		"text": Text,
-		"json": JSON,
+		"text":     Text,
+		"json":     JSON,
+		"sarif":    SARIF,
+		"github":   GitHub,
+		"markdown": Markdown,
 	}
 }
 
