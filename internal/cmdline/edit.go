@@ -354,7 +354,7 @@ func (c *Command) removeWords(first, last item) ([]finding.Edit, error) {
 	case first.tok > 0:
 		start = c.insertPos(arg, c.toks[first.tok-1].End)
 	case last.tok+1 < len(c.toks):
-		end = c.insertPos(arg, c.toks[last.tok+1].Start)
+		end = c.maps[arg].start[c.toks[last.tok+1].Start]
 	}
 	return c.edit(start, end, ""), nil
 }

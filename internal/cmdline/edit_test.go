@@ -204,6 +204,12 @@ func TestEdits(t *testing.T) {
 			want: "value: >-\n  --trust-remote-code\n  --tensor-parallel-size=8\n  --max-model-len=4096\nname: x\n",
 		},
 		{
+			name: "folded env flags: remove the first line", parse: asFlagString,
+			in:   "value: >-\n  --trust-remote-code\n  --tensor-parallel-size=8\nname: x\n",
+			op:   op{false, "trust-remote-code", ""},
+			want: "value: >-\n  --tensor-parallel-size=8\nname: x\n",
+		},
+		{
 			name: "empty env flags: add", parse: asFlagString,
 			in:   "value: \"\"\n",
 			op:   op{true, "enforce-eager", "true"},

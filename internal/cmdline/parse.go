@@ -211,7 +211,8 @@ func (c *Command) parseFlag(its []item, i int) int {
 			vals = []int{next}
 		}
 	case opt != nil && opt.Multi:
-		for j := next; takes(j); j++ {
+		// A bare expansion after the first value may hold more flags.
+		for j := next; takes(j) && (j == next || !onlyExpansion(its[j])); j++ {
 			vals = append(vals, j)
 		}
 	case opt != nil:

@@ -137,7 +137,15 @@ func align(text, raw string, quote byte, base int) (*posMap, int) {
 	i, j := 0, 0
 	for i < len(text) {
 		if j >= len(raw) {
-			return nil, 0
+			// Block scalars may be given without their final line break,
+			// which chomping adds to the text.
+			if strings.Trim(text[i:], "\n") != "" {
+				return nil, 0
+			}
+			for ; i < len(text); i++ {
+				set(i, j, 0)
+			}
+			break
 		}
 		c, r := text[i], raw[j]
 		switch {

@@ -85,6 +85,30 @@ func checkPositions(t *testing.T, src []byte, a Arg) {
 	}
 }
 
+// TestScalarArgBlockEnd gives a block scalar's end as the end of its last
+// content line, as the source package does; the chomped line break in the
+// text then lies past the content.
+func TestScalarArgBlockEnd(t *testing.T) {
+	src := []byte("k: |\n  vllm serve m \\\n    --port 1\nj: 2\n")
+	start := strings.IndexByte(string(src), '|')
+	end := strings.Index(string(src), "--port 1") + len("--port 1")
+	a := ScalarArg(src, start, end, "vllm serve m \\\n  --port 1\n")
+	checkPositions(t, src, a)
+	c := Recognize(Container{File: "f", Command: []Arg{{Text: "sh", Raw: Span{Exact: false}}, {Text: "-c"}}, Args: []Arg{a}})
+	if c == nil {
+		t.Fatal("not recognised")
+	}
+	edits, err := c.SetFlag("max-num-seqs", "8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(applyEdits(t, src, edits))
+	want := "k: |\n  vllm serve m \\\n    --port 1 \\\n    --max-num-seqs 8\nj: 2\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestScalarArgUnknownPosition(t *testing.T) {
 	a := ScalarArg([]byte("k: v\n"), 99, -1, "v")
 	if a.positions() != nil || a.Raw.Exact {
