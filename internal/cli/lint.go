@@ -92,7 +92,7 @@ func (o *LintOptions) validate() error {
 
 // prepareRun builds the linter for a set of paths: dependencies, target
 // flags checked against the catalogs, project files loaded.
-func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.Linter, []string, *Deps, error) {
+func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.Linter, []string, *lint.Deps, error) {
 	deps, err := f.Deps()
 	if err != nil {
 		return nil, nil, nil, err
@@ -118,7 +118,7 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 		}
 		lopts.Projects = ps
 	}
-	return lint.New(deps.lintDeps(), lopts), files, deps, nil
+	return lint.New(*deps, lopts), files, deps, nil
 }
 
 func runLint(ctx context.Context, o *LintOptions) error {

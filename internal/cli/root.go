@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/gpulint/gpulint/internal/iostreams"
+	"github.com/gpulint/gpulint/internal/lint"
 )
 
 // Version is gpulint's version; the build may override it with -ldflags.
@@ -45,7 +46,7 @@ type Factory struct {
 	Assets Assets
 
 	once sync.Once
-	deps *Deps
+	deps *lint.Deps
 	err  error
 }
 

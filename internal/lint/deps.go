@@ -1,0 +1,43 @@
+package lint
+
+import (
+	"fmt"
+	"io/fs"
+
+	"github.com/gpulint/gpulint/internal/check"
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/rules"
+)
+
+// BuildDeps compiles the policies, prepares the schema validator and loads
+// the catalogs. custom lists extra policy directories (a team's own
+// rules); they run in the same sandbox.
+func BuildDeps(policies, schemas fs.FS, custom ...fs.FS) (Deps, error) {
+	mods, err := rules.ParseModules(policies, false)
+	if err != nil {
+		return Deps{}, fmt.Errorf("load policies: %w", err)
+	}
+	for _, c := range custom {
+		cm, err := rules.ParseModules(c, true)
+		if err != nil {
+			return Deps{}, fmt.Errorf("load custom policies: %w", err)
+		}
+		mods = append(mods, cm...)
+	}
+	cat, err := rules.Load(mods)
+	if err != nil {
+		return Deps{}, err
+	}
+	eng, err := check.New(mods, cat)
+	if err != nil {
+		return Deps{}, err
+	}
+	d := Deps{Catalog: cat, Engine: eng}
+	if schemas != nil {
+		d.Validator = normalize.NewValidator(schemas)
+	}
+	if d.Targets, err = NewTargetResolver(); err != nil {
+		return Deps{}, err
+	}
+	return d, nil
+}

@@ -1,0 +1,86 @@
+package lint
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/gpulint/gpulint/internal/edit"
+	"github.com/gpulint/gpulint/internal/finding"
+)
+
+// FixOutcome is what fixing one file produced. New equals Old when
+// nothing was applied or the result was refused.
+type FixOutcome struct {
+	Path     string
+	Old, New []byte
+	// Applied are the findings whose fix is in New.
+	Applied []finding.Finding
+	// Skipped explains fixes that were not applied.
+	Skipped []string
+	// Remaining are the findings of New.
+	Remaining []finding.Finding
+	// Refused, when set, says why New was discarded: the result did not
+	// parse, or a fixed finding was still reported.
+	Refused string
+}
+
+// Changed reports whether the fix changes the file.
+func (o FixOutcome) Changed() bool { return o.Refused == "" && string(o.New) != string(o.Old) }
+
+// Fix applies the fixes of a file's findings: rule fixes always, tuner
+// fixes only with tune. The merged result is linted again; if it does not
+// parse or a fixed finding is still there, nothing is kept.
+func (l *Linter) Fix(ctx context.Context, fr FileResult, tune bool) (FixOutcome, error) {
+	out := FixOutcome{Path: fr.Path, Old: fr.Data, New: fr.Data, Remaining: fr.Findings}
+	var cands []edit.Candidate
+	for i, f := range fr.Findings {
+		for _, fx := range f.Fixes {
+			if fx.Tune && !tune {
+				continue
+			}
+			cands = append(cands, edit.Candidate{FindingIndex: i, Fix: fx})
+			break // alternatives: at most one is applied, the first
+		}
+	}
+	if len(cands) == 0 {
+		return out, nil
+	}
+	applied, skipped, data, err := edit.Merge(fr.Path, fr.Data, cands)
+	if err != nil {
+		return out, fmt.Errorf("fix %s: %w", fr.Path, err)
+	}
+	for _, s := range skipped {
+		f := fr.Findings[s.Candidate.FindingIndex]
+		if s.Err != nil {
+			return out, fmt.Errorf("rule %s produced an invalid fix for %s:%d: %w", f.Rule, fr.Path, f.Range.Start.Line, s.Err)
+		}
+		out.Skipped = append(out.Skipped, fmt.Sprintf("%s:%d: %s: fix %q not applied: %s", fr.Path, f.Range.Start.Line, f.Slug, s.Candidate.Fix.Message, s.Reason))
+	}
+	if len(applied) == 0 {
+		return out, nil
+	}
+	re, err := l.LintBytes(ctx, fr.Path, data)
+	if err != nil {
+		return out, err
+	}
+	for _, f := range re.Findings {
+		if f.Slug == "parse-error" && !slices.ContainsFunc(fr.Findings, func(o finding.Finding) bool { return o.Slug == "parse-error" }) {
+			out.Refused = fmt.Sprintf("the fixed file would not parse (%s:%d:%d: %s); nothing written", fr.Path, f.Range.Start.Line, f.Range.Start.Col, f.Message)
+			return out, nil
+		}
+	}
+	for _, a := range applied {
+		f := fr.Findings[a.FindingIndex]
+		out.Applied = append(out.Applied, f)
+		if slices.ContainsFunc(re.Findings, func(o finding.Finding) bool {
+			return o.Rule == f.Rule && finding.PathString(o.Path) == finding.PathString(f.Path)
+		}) {
+			out.Refused = fmt.Sprintf("%s is still reported after its fix (%q); nothing written", f.Slug, a.Fix.Message)
+			out.Applied = nil
+			return out, nil
+		}
+	}
+	out.New, out.Remaining = data, re.Findings
+	return out, nil
+}
