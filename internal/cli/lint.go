@@ -158,4 +158,3 @@ func reportInput(res *lint.Result) report.Input {
 	in.Summary = report.Summary{Files: s.Files, Errors: s.Errors, Warnings: s.Warnings, Infos: s.Infos}
 	return in
 }
-
