@@ -1,0 +1,85 @@
+package tuner
+
+// ZeROModelStates is the per-device model-state memory of the ZeRO paper
+// (Rajbhandari et al., arXiv:1910.02054v3, Figure 1 and §5; memory-model.md §1):
+// with K bytes of optimizer state per parameter (12 for mixed-precision Adam),
+//
+//	stage 0 (baseline DP): (2 + 2 + K)·Ψ
+//	stage 1 (P_os):        2Ψ + 2Ψ + K·Ψ/N_d
+//	stage 2 (P_os+g):      2Ψ + (2 + K)·Ψ/N_d
+//	stage 3 (P_os+g+p):    (2 + 2 + K)·Ψ/N_d
+//
+// The paper's Table 1 is this function at K = 12.
+func ZeROModelStates(params int64, k float64, stage, dp int) float64 {
+	psi, n := float64(params), float64(max(dp, 1))
+	switch stage {
+	case 0:
+		return (4 + k) * psi
+	case 1:
+		return 4*psi + k*psi/n
+	case 2:
+		return 2*psi + (2+k)*psi/n
+	default:
+		return (4 + k) * psi / n
+	}
+}
+
+// DeepSpeedZero2Estimate reproduces DeepSpeed's
+// estimate_zero2_model_states_mem_needs (deepspeed/runtime/zero/stage_1_and_2.py
+// @ 38327e07, after PR #5099; memory-model.md §2.1), returning per-GPU and
+// per-node CPU bytes:
+//
+//	offload:    gpu = 2P;               cpu = P · max(4·total_gpus, 16) · buffer
+//	no offload: gpu = 2P + int(18P/N);  cpu = P · 4 · gpus_per_node · buffer
+//
+// where 18 = 2 (fp16 grads) + 4 (fp32 grads) + 4 (fp32 params) + 8 (Adam m, v)
+// and buffer is additional_buffer_factor (DeepSpeed default 1.5).
+func DeepSpeedZero2Estimate(params int64, gpusPerNode, nodes int, cpuOffload bool, buffer float64) (gpu, cpu int64) {
+	total := int64(gpusPerNode * nodes)
+	p := float64(params)
+	if cpuOffload {
+		return 2 * params, int64(p * float64(max(4*total, 16)) * buffer)
+	}
+	return 2*params + 18*params/total, int64(p * 4 * float64(gpusPerNode) * buffer)
+}
+
+// DeepSpeedZero3Estimate reproduces DeepSpeed's
+// estimate_zero3_model_states_mem_needs (deepspeed/runtime/zero/stage3.py;
+// memory-model.md §2.2), returning per-GPU and per-node CPU bytes. The largest
+// layer's fp16 params and grads (4·L) are live on the GPU in every case.
+func DeepSpeedZero3Estimate(params, largestLayer int64, gpusPerNode, nodes int,
+	offloadOptimizer, offloadParam, zeroInit bool, buffer float64) (gpu, cpu int64) {
+	total := int64(gpusPerNode * nodes)
+	gpusFactor := 1 / float64(nodes)
+	p, gpn := float64(params), float64(gpusPerNode)
+	live := 4 * largestLayer
+	switch {
+	case offloadOptimizer && offloadParam:
+		if zeroInit {
+			return live, int64(p * 18 * gpusFactor * buffer)
+		}
+		return live, int64(p * max(4*gpn, 18*gpusFactor) * buffer)
+	case offloadOptimizer:
+		if zeroInit {
+			return live + 2*params/total, int64(p * 16 * gpusFactor * buffer)
+		}
+		return live + 2*params/total, int64(p * max(4*gpn, 16*gpusFactor) * buffer)
+	default:
+		if zeroInit {
+			return live + 18*params/total, int64(float64(largestLayer) * 4 * gpn * buffer)
+		}
+		return live + 18*params/total, int64(p * 4 * gpn * buffer)
+	}
+}
+
+// deepSpeedBufferFactor is DeepSpeed's additional_buffer_factor default.
+const deepSpeedBufferFactor = 1.5
+
+// DeepSpeed ZeRO communication buffers (deepspeed/runtime/zero/config.py
+// DeepSpeedZeroConfig defaults, memory-model.md §2.4): reduce_bucket_size
+// 5e8 elements of 16-bit gradients for the contiguous reduce buffer, and
+// stage3_prefetch_bucket_size 5e7 elements of gathered parameters.
+const (
+	zeroReduceBucketElems   = 500_000_000
+	zeroPrefetchBucketElems = 50_000_000
+)

@@ -1,0 +1,231 @@
+package tuner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Overhead constants. Each is a documented assumption; docs/validation.md
+// checks the totals they feed against published measurements.
+const (
+	// cudaContextBytes is the CUDA context plus loaded kernels of one process
+	// before any tensor: 0.51 GiB in vLLM v0.19's worker-init snapshot on an
+	// H100 with CUDA 12 and lazy module loading (llm-d-incubation/llm-d-planner
+	// accuracy/results/v0.19.0/logs, "cuda_memory=0.51GiB"). Older stacks
+	// without lazy loading measured 1343 MB on a V100 (transformers
+	// model_memory_anatomy.md); Workload.CUDAContextBytes overrides it.
+	cudaContextBytes = 512 * MiB
+	// allocatorPercent of activation bytes is reserved for PyTorch caching
+	// allocator rounding and fragmentation of transient tensors. Our
+	// assumption: the allocator rounds large blocks to 2 MiB and keeps split
+	// blocks cached; the ZeRO paper (§3.2) reports OOMs with over 30 % free
+	// from fragmentation, so this is a floor, not a bound.
+	allocatorPercent = 5
+	// ncclBytes covers NCCL communicator buffers when more than one rank
+	// takes part (NCCL's default 4 MiB buffers per channel and peer, plus
+	// workspaces). Our assumption for data/pipeline parallelism.
+	ncclBytes = 512 * MiB
+	// tpCommBytes is the non-torch memory vLLM measures at TP ≥ 2 (NCCL and
+	// custom all-reduce buffers): 2.07-2.17 GiB per GPU for TP 2-4 in vLLM
+	// v0.19 logs (llm-d-incubation/llm-d-planner accuracy_report.md). Used for
+	// tensor parallelism in training as well.
+	tpCommBytes = 2150 * MiB
+	// vllmNonTorchBytes is vLLM's "non-torch forward increase" at TP = 1:
+	// 0.24-0.25 GiB in the same v0.19 logs.
+	vllmNonTorchBytes = 256 * MiB
+	// cudaGraphBytes is vLLM's CUDA-graph pool, captured after the KV cache
+	// is sized and therefore outside gpu_memory_utilization: 0.51-1.85 GiB,
+	// mean 1.04 GiB across the v0.19 runs in llm-d-planner's report; 0.84 GiB
+	// estimated for Llama-3.1-8B. (memory-model.md §5.2 "CUDA graphs".)
+	cudaGraphBytes = 1 * GiB
+)
+
+// Target is what an estimate is checked against: a whole GPU, a MIG slice,
+// or a bare capacity.
+type Target struct {
+	Name     string      // for messages, e.g. "H100-80GB" or "H100-80GB MIG 1g.10gb"
+	GPU      *GPU        // nil for a bare capacity
+	MIG      *MIGProfile // non-nil for a MIG slice
+	Capacity int64       // bytes one process can allocate in total
+}
+
+// Target returns the whole-GPU target for g.
+func (g *GPU) Target() Target {
+	return Target{Name: g.Name, GPU: g, Capacity: g.UsableBytes}
+}
+
+// MIGTarget returns the target for one MIG instance of profile p on g.
+func (g *GPU) MIGTarget(p *MIGProfile) Target {
+	return Target{Name: g.Name + " MIG " + p.Name, GPU: g, MIG: p, Capacity: p.MemoryBytes}
+}
+
+// CapacityTarget is a target known only by its usable bytes.
+func CapacityTarget(name string, capacity int64) Target {
+	return Target{Name: name, Capacity: capacity}
+}
+
+// Breakdown is per-GPU memory in bytes.
+type Breakdown struct {
+	Weights         int64 `json:"weights"`
+	Gradients       int64 `json:"gradients"`
+	OptimizerStates int64 `json:"optimizer_states"`
+	Activations     int64 `json:"activations"`
+	KVCache         int64 `json:"kv_cache"`
+	Overhead        int64 `json:"overhead"`
+	Total           int64 `json:"total"`
+}
+
+func (b *Breakdown) sum() {
+	b.Total = b.Weights + b.Gradients + b.OptimizerStates + b.Activations + b.KVCache + b.Overhead
+}
+
+// OverheadItem is one named part of Breakdown.Overhead.
+type OverheadItem struct {
+	Name  string
+	Bytes int64
+}
+
+// ServeEstimate holds the vLLM-specific numbers.
+type ServeEstimate struct {
+	KVBytesPerToken int64   // per GPU, all its layers
+	KVCacheTokens   int64   // "GPU KV cache size: N tokens"
+	NumBlocks       int64   // KV blocks of BlockSize tokens
+	MaxConcurrency  float64 // blocks / blocks per max_model_len request
+	KVCacheBytes    int64   // bytes left for the KV cache inside the budget
+	Budget          int64   // gpu_memory_utilization × capacity
+
+	// GraphHeadroom is (1 − util) × capacity − (CUDA context + CUDA graphs):
+	// CUDA graphs are captured after the KV cache is allocated and must fit
+	// outside the utilization budget (memory-model.md §5.2). Negative means
+	// capture will run out of memory.
+	GraphHeadroom int64
+
+	// Resolved settings.
+	GPUMemoryUtilization float64
+	MaxModelLen          int
+	MaxNumSeqs           int
+	MaxNumBatchedTokens  int
+	BlockSize            int
+}
+
+// Estimate is the result of EstimateMemory.
+type Estimate struct {
+	Target    string
+	PerGPU    Breakdown
+	Overheads []OverheadItem // parts of PerGPU.Overhead, in a fixed order
+	Capacity  int64
+	Fits      bool
+	Headroom  int64 // Capacity − PerGPU.Total; negative when it does not fit
+	// Host is the CPU RAM per node that offloading (or DeepSpeed's fp32 model
+	// build at start-up) needs, from DeepSpeed's estimator formulas
+	// (memory-model.md §2); 0 when not applicable.
+	Host  int64
+	Serve *ServeEstimate // non-nil for Serve workloads
+	Notes []string
+}
+
+// EstimateMemory estimates per-GPU memory of workload w for model m on target t.
+func EstimateMemory(m *Model, t Target, w Workload) (Estimate, error) {
+	if m == nil {
+		return Estimate{}, errors.New("estimate memory: no model")
+	}
+	if t.Capacity <= 0 {
+		return Estimate{}, fmt.Errorf("estimate memory: target %q has no capacity", t.Name)
+	}
+	r, err := w.resolve(m)
+	if err != nil {
+		return Estimate{}, fmt.Errorf("estimate memory: %w", err)
+	}
+	e := Estimate{Target: t.Name, Capacity: t.Capacity}
+	switch r.Kind {
+	case Train, LoRA, QLoRA:
+		err = estimateTraining(&e, m, t, r)
+	case Inference:
+		err = estimateInference(&e, m, t, r)
+	case Serve:
+		err = estimateServe(&e, m, t, r)
+	}
+	if err != nil {
+		return Estimate{}, fmt.Errorf("estimate memory: %w", err)
+	}
+	e.PerGPU.Overhead = 0
+	for _, o := range e.Overheads {
+		e.PerGPU.Overhead += o.Bytes
+	}
+	e.PerGPU.sum()
+	e.Headroom = e.Capacity - e.PerGPU.Total
+	if e.Serve == nil {
+		e.Fits = e.Headroom >= 0
+	} else {
+		e.Fits = e.Fits && e.Headroom >= 0
+	}
+	if t.MIG != nil && r.world > 1 {
+		e.Notes = append(e.Notes, "MIG instances have no NVLink or CUDA IPC between them; multi-GPU jobs across MIG slices fall back to host memory (gpus.md §2.1)")
+	}
+	if t.GPU != nil {
+		e.Notes = append(e.Notes, precisionNotes(t.GPU, r)...)
+	}
+	return e, nil
+}
+
+func precisionNotes(g *GPU, r resolved) []string {
+	var notes []string
+	if (r.Precision == BF16 || r.Precision == PureBF16) && !g.SupportsBF16() {
+		notes = append(notes, fmt.Sprintf("%s has no BF16 tensor cores (compute capability %s); use fp16", g.Name, g.CC))
+	}
+	if r.Precision == FP8 && !g.SupportsFP8() {
+		notes = append(notes, fmt.Sprintf("%s has no FP8 tensor cores", g.Name))
+	}
+	return notes
+}
+
+func (e *Estimate) addOverhead(name string, b int64) {
+	if b > 0 {
+		e.Overheads = append(e.Overheads, OverheadItem{Name: name, Bytes: b})
+	}
+}
+
+func contextBytes(r resolved) int64 {
+	if r.CUDAContextBytes > 0 {
+		return r.CUDAContextBytes
+	}
+	return cudaContextBytes
+}
+
+// estimateJSON is the stable `gpulint estimate --format json` shape.
+type estimateJSON struct {
+	PerGPU   Breakdown  `json:"per_gpu"`
+	Capacity int64      `json:"capacity"`
+	Fits     bool       `json:"fits"`
+	Headroom int64      `json:"headroom"`
+	Serve    *serveJSON `json:"serve,omitempty"`
+}
+
+type serveJSON struct {
+	KVBytesPerToken int64   `json:"kv_bytes_per_token"`
+	KVCacheTokens   int64   `json:"kv_cache_tokens"`
+	MaxConcurrency  float64 `json:"max_concurrency"`
+}
+
+// MarshalJSON writes the stable JSON contract: per_gpu (weights, gradients,
+// optimizer_states, activations, kv_cache, overhead, total), capacity, fits,
+// headroom and, for serving only, serve (kv_bytes_per_token,
+// kv_cache_tokens, max_concurrency rounded to two decimals). All memory is
+// in bytes.
+func (e Estimate) MarshalJSON() ([]byte, error) {
+	out := estimateJSON{PerGPU: e.PerGPU, Capacity: e.Capacity, Fits: e.Fits, Headroom: e.Headroom}
+	if s := e.Serve; s != nil {
+		out.Serve = &serveJSON{KVBytesPerToken: s.KVBytesPerToken, KVCacheTokens: s.KVCacheTokens,
+			MaxConcurrency: math.Round(s.MaxConcurrency*100) / 100}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

@@ -1,0 +1,175 @@
+package tuner
+
+import (
+	"fmt"
+	"strings"
+)
+
+// servingWeightFormat picks the weight format for inference and serving:
+// the explicit WeightQuant, else the checkpoint's quantization_config, else
+// its dtype (vLLM serves fp32 checkpoints in 16 bits, precision.md §3.4;
+// plain inference keeps fp32 when Precision is FP32).
+func servingWeightFormat(m *Model, r resolved) (weightFormat, error) {
+	if r.WeightQuant != "" {
+		return lookupWeightFormat(r.WeightQuant)
+	}
+	if f, ok := checkpointFormat(m.Quant); ok {
+		return f, nil
+	}
+	if r.Kind == Inference && r.Precision == FP32 {
+		return weightFormats["fp32"], nil
+	}
+	return weightFormats["bf16"], nil
+}
+
+// estimateInference covers plain forward passes with a KV cache for
+// MicroBatch sequences of SeqLen tokens (e.g. Hugging Face generate).
+func estimateInference(e *Estimate, m *Model, t Target, r resolved) error {
+	f, err := servingWeightFormat(m, r)
+	if err != nil {
+		return err
+	}
+	shard := int64(r.modelShard)
+	weights := weightBytes(m, f) / shard
+	kvB := 2.0
+	if r.KVCacheDtype != "" {
+		if kvB, err = kvCacheBytes(r.KVCacheDtype); err != nil {
+			return err
+		}
+	}
+	tokens := int64(r.MicroBatch) * int64(r.SeqLen)
+	kv := m.KVBytesPerToken(r.TensorParallel, kvB) * tokens / int64(r.PipelineParallel)
+	ab := actElemBytes(r.Precision)
+	act := inferenceForward(m, tokens, r.TensorParallel, ab)
+	if !m.Encoder {
+		// Logits over the prompt in the compute dtype, plus fp32 logits of the
+		// last position per sequence for sampling.
+		act += int64(float64(tokens*int64(m.Vocab))*ab)/int64(r.TensorParallel) + int64(r.MicroBatch)*int64(m.Vocab)*4
+	}
+	e.PerGPU = Breakdown{Weights: weights, Activations: act, KVCache: kv}
+	e.addOverhead("CUDA context", contextBytes(r))
+	e.addOverhead("allocator reserve (5% of activations)", act*allocatorPercent/100)
+	if r.TensorParallel > 1 {
+		e.addOverhead("NCCL / tensor-parallel buffers", tpCommBytes)
+	} else if r.world > 1 {
+		e.addOverhead("NCCL buffers", ncclBytes)
+	}
+	if f.name == "nf4" || f.name == "nf4-dq" {
+		e.addOverhead("4-bit dequantization buffer", 2*m.LargestLinearParams()/int64(r.TensorParallel))
+	}
+	return nil
+}
+
+// vllmBatchDefaults returns vLLM's OpenAI-server defaults for
+// max_num_batched_tokens and max_num_seqs (vllm.md §3,
+// EngineArgs.get_batch_defaults): 8192 / 1024 when the device has at least
+// 70 GiB and its name does not contain "a100", else 2048 / 256.
+func vllmBatchDefaults(t Target) (mnbt, mns int) {
+	name := strings.ToLower(t.Name)
+	if t.GPU != nil {
+		name = strings.ToLower(t.GPU.DisplayName + " " + t.GPU.Name)
+	}
+	if t.Capacity >= 70*GiB && !strings.Contains(name, "a100") {
+		return 8192, 1024
+	}
+	return 2048, 256
+}
+
+// estimateServe sizes vLLM's KV cache the way V1 does (memory-model.md §5.2,
+// §5.6; vllm/v1/worker/gpu_worker.py determine_available_memory):
+//
+//	budget   = gpu_memory_utilization × total memory
+//	kv bytes = budget − weights − profiled activation peak − non-torch memory
+//	blocks   = floor(kv bytes / (block_size × KV bytes per token))
+//
+// The start-up check fails (fits = false) when no block is left or one
+// max_model_len request does not fit (§5.3). The CUDA context and CUDA graphs
+// live outside the budget; GraphHeadroom reports whether they fit.
+func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
+	f, err := servingWeightFormat(m, r)
+	if err != nil {
+		return err
+	}
+	kvB, err := kvCacheBytes(r.KVCacheDtype)
+	if err != nil {
+		return err
+	}
+	if autoKV(r.KVCacheDtype) && f.name == "fp32" {
+		kvB = 4 // --dtype float32: the KV cache follows the model dtype
+	}
+	mnbt, mns := vllmBatchDefaults(t)
+	if r.MaxNumBatchedTokens > 0 {
+		mnbt = r.MaxNumBatchedTokens
+	}
+	if r.MaxNumSeqs > 0 {
+		mns = r.MaxNumSeqs
+	} else {
+		mns = min(mns, mnbt) // a defaulted max_num_seqs is capped at max_num_batched_tokens
+	}
+	if mnbt < mns {
+		return fmt.Errorf("max_num_batched_tokens (%d) must be greater than or equal to max_num_seqs (%d)", mnbt, mns)
+	}
+	shard := int64(r.modelShard)
+	weights := weightBytes(m, f) / shard
+	// The profile run's peak is the larger of the forward pass over
+	// max_num_batched_tokens and the dummy sampler run; V1 frees the forward
+	// intermediates before sampling.
+	act := max(inferenceForward(m, int64(mnbt), r.TensorParallel, 2), vllmSamplerBytes(m, min(mns, mnbt)))
+	nonTorch := vllmNonTorchBytes
+	if r.TensorParallel > 1 {
+		nonTorch = tpCommBytes
+	}
+	budget := int64(r.GPUMemoryUtilization * float64(t.Capacity))
+	perToken := m.KVBytesPerToken(r.TensorParallel, kvB)
+	if r.PipelineParallel > 1 {
+		layersPerRank := (m.Layers + r.PipelineParallel - 1) / r.PipelineParallel
+		perToken = perToken * int64(layersPerRank) / int64(m.Layers)
+	}
+	kvBytes := budget - weights - act - nonTorch
+	s := &ServeEstimate{
+		KVBytesPerToken: perToken, Budget: budget,
+		GPUMemoryUtilization: r.GPUMemoryUtilization, MaxModelLen: r.MaxModelLen,
+		MaxNumSeqs: mns, MaxNumBatchedTokens: mnbt, BlockSize: r.BlockSize,
+	}
+	e.Serve = s
+	graphs := int64(cudaGraphBytes)
+	if r.EnforceEager {
+		graphs = 0
+	}
+	ctx := contextBytes(r)
+	s.GraphHeadroom = t.Capacity - budget - ctx - graphs
+	e.Fits = true
+	blockBytes := int64(r.BlockSize) * perToken
+	if kvBytes <= 0 || blockBytes <= 0 {
+		e.Fits = false
+		kvBytes = max(kvBytes, 0)
+		e.Notes = append(e.Notes, "No available memory for the cache blocks: weights, activations and non-torch memory exceed gpu_memory_utilization × capacity; raise gpu_memory_utilization, quantize, or add tensor parallelism")
+	} else {
+		s.NumBlocks = kvBytes / blockBytes
+		s.KVCacheTokens = s.NumBlocks * int64(r.BlockSize)
+		blocksPerReq := int64((r.MaxModelLen + r.BlockSize - 1) / r.BlockSize)
+		s.MaxConcurrency = float64(s.NumBlocks) / float64(blocksPerReq)
+		if s.NumBlocks < blocksPerReq {
+			e.Fits = false
+			e.Notes = append(e.Notes, fmt.Sprintf("one request of max_model_len %d needs %d KV blocks but only %d fit (%d tokens); vLLM refuses to start: lower max_model_len or raise gpu_memory_utilization",
+				r.MaxModelLen, blocksPerReq, s.NumBlocks, s.KVCacheTokens))
+		}
+	}
+	s.KVCacheBytes = kvBytes
+	allocated := s.NumBlocks * blockBytes // vLLM allocates whole blocks
+	if s.GraphHeadroom < 0 && !r.EnforceEager {
+		e.Notes = append(e.Notes, fmt.Sprintf("CUDA graphs (~%s) and the CUDA context do not fit in the %s left outside gpu_memory_utilization; lower it or set enforce_eager",
+			formatGiB(graphs), formatGiB(t.Capacity-budget)))
+	}
+	if m.SlidingWindow > 0 {
+		e.Notes = append(e.Notes, "sliding-window layers: newer vLLM sizes their KV cache separately, so the reported token count can differ from this full-attention estimate")
+	}
+	e.PerGPU = Breakdown{Weights: weights, Activations: act, KVCache: allocated}
+	e.addOverhead("vLLM non-torch memory", nonTorch)
+	e.addOverhead("CUDA context", ctx)
+	e.addOverhead("CUDA graphs", graphs)
+	return nil
+}
+
+// formatGiB prints bytes as GiB with two decimals.
+func formatGiB(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/float64(GiB)) }

@@ -1,0 +1,253 @@
+package tuner
+
+import "fmt"
+
+// stateBytes is what one trainable parameter costs in each model-state
+// category before any partitioning.
+type stateBytes struct {
+	weight, grad, optimizer float64
+	// gathered is the size of a parameter gathered for compute under ZeRO-3.
+	gathered float64
+}
+
+// trainStateBytes returns the per-parameter bytes of a regime:
+//   - mixed precision (FP16, BF16, FP8 recipes): 16-bit weights and grads,
+//     fp32 master weights (4), an fp32 gradient copy for the step (4, as
+//     DeepSpeed's estimator and autotuner count it: 18 = 2 + 4 + 4 + 8 for
+//     ZeRO-2, 16 optimizer bytes in autotuner.py; memory-model.md §2.1, §2.5)
+//     and the optimizer states in fp32. With Adam that is 2 + 2 + 16 = 20;
+//     the ZeRO paper's 16 (K = 12) leaves out the fp32 gradient copy (§1).
+//   - AMP (autocast): fp32 weights and grads (4 + 4) + fp32 optimizer states
+//     (memory-model.md §3.2; precision.md §2.2).
+//   - FP32: 4 + 4 + fp32 optimizer states.
+//   - PureBF16: 2 + 2 + bf16 optimizer states (torchtune; memory-model.md §6.3).
+//
+// Optimizer states: AdamW two states; SGD one (momentum); 8-bit Adam two
+// 1-byte states (bitsandbytes; memory-model.md §3.2: 2 B/param); Adafactor
+// factored second moments, a row and a column vector per weight matrix and a
+// full vector for the rest, no first moment (HF Adafactor default beta1=None),
+// as factoredFraction elements per parameter.
+func trainStateBytes(p Precision, o Optimizer, factoredFraction float64) stateBytes {
+	var s stateBytes
+	stateElem := 4.0
+	switch p {
+	case FP16, BF16, FP8:
+		s = stateBytes{weight: 2, grad: 2, optimizer: 4 + 4, gathered: 2}
+	case AMP:
+		s = stateBytes{weight: 4, grad: 4, gathered: 2}
+	case FP32:
+		s = stateBytes{weight: 4, grad: 4, gathered: 4}
+	case PureBF16:
+		s = stateBytes{weight: 2, grad: 2, gathered: 2}
+		stateElem = 2
+	}
+	switch o {
+	case AdamW:
+		s.optimizer += 2 * stateElem
+	case SGD:
+		s.optimizer += stateElem
+	case Adam8bit:
+		s.optimizer += 2
+	case Adafactor:
+		s.optimizer += factoredFraction * stateElem
+	}
+	return s
+}
+
+// adapterStateBytes is the regime for LoRA adapters: PEFT keeps adapters in
+// fp32 under mixed precision (memory-model.md §6.1: "With AdamW in fp32 that
+// is 16 B per trainable param"); pure-bf16 recipes keep them in bf16.
+func adapterStateBytes(p Precision, o Optimizer) stateBytes {
+	if p == PureBF16 {
+		return trainStateBytes(PureBF16, o, 1)
+	}
+	return trainStateBytes(FP32, o, 1)
+}
+
+// factoredFraction is Adafactor's state elements per parameter: rows + cols
+// for each weight matrix, full size for embeddings' rows/cols likewise, and
+// one element per vector parameter.
+func factoredFraction(m *Model) float64 {
+	h, H, kv, hd := float64(m.Hidden), float64(m.Heads), float64(m.KVHeads), float64(m.HeadDim)
+	i := float64(m.Intermediate)
+	attn := (h + H*hd) + 2*(h+kv*hd) + (H*hd + h)
+	var mlp float64
+	if m.Gated() {
+		mlp = 3 * (h + i)
+	} else {
+		mlp = 2 * (h + i)
+	}
+	if e := m.MoE; e != nil {
+		mlp = float64(e.Experts) * 3 * (h + float64(e.Intermediate))
+	}
+	vectors := float64(m.NormsPerLayer) * h
+	elems := float64(m.Layers)*(attn+mlp+vectors) + 2*(float64(m.Vocab)+h)
+	return elems / float64(m.Params())
+}
+
+// loraParams counts adapter parameters: r·(d_in + d_out) per targeted matrix
+// per layer (memory-model.md §6.1); gate/up/down on MoE layers are adapted in
+// every routed and shared expert.
+func loraParams(m *Model, rank int, targets []string) int64 {
+	h, H, kv, hd := int64(m.Hidden), int64(m.Heads), int64(m.KVHeads), int64(m.HeadDim)
+	r := int64(rank)
+	dims := map[string][2]int64{
+		"q": {h, H * hd}, "k": {h, kv * hd}, "v": {h, kv * hd}, "o": {H * hd, h},
+	}
+	var perAttn, perDense, perMoE int64
+	for _, t := range targets {
+		if d, ok := dims[t]; ok {
+			perAttn += r * (d[0] + d[1])
+			continue
+		}
+		perDense += r * (h + int64(m.Intermediate))
+		if e := m.MoE; e != nil {
+			experts := int64(e.Experts + e.SharedExperts)
+			perMoE += experts * r * (h + int64(e.Intermediate))
+			if e.SharedIntermediate > 0 {
+				perMoE += r * (h + int64(e.SharedIntermediate))
+			}
+		}
+	}
+	dense := int64(m.Layers - m.moeLayers())
+	return int64(m.Layers)*perAttn + dense*perDense + int64(m.moeLayers())*perMoE
+}
+
+func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
+	P := m.Params()
+	shard := int64(r.modelShard)
+	n := float64(r.DataParallel)
+	stage := r.ZeroStage
+	largest := m.LargestLayerParams()
+
+	var trainable int64 // trainable parameters per model-parallel rank
+	var base float64    // frozen base weights per model-parallel rank (LoRA, QLoRA)
+	var sb stateBytes
+	switch r.Kind {
+	case Train:
+		trainable = P / shard
+		sb = trainStateBytes(r.Precision, r.Optimizer, factoredFraction(m))
+	case LoRA, QLoRA:
+		trainable = loraParams(m, r.LoRARank, r.targets) / shard
+		sb = adapterStateBytes(r.Precision, r.Optimizer)
+		f := weightFormats["bf16"]
+		if r.Precision == FP32 || r.Precision == AMP {
+			f = weightFormats["fp32"]
+		}
+		if r.Kind == QLoRA {
+			// QLoRA default: NF4 with double quantization (memory-model.md §6.1).
+			name := "nf4-dq"
+			if r.WeightQuant != "" {
+				name = r.WeightQuant
+			}
+			var err error
+			if f, err = lookupWeightFormat(name); err != nil {
+				return err
+			}
+		}
+		base = float64(weightBytes(m, f)) / float64(shard)
+		e.Notes = append(e.Notes, fmt.Sprintf("%d trainable adapter parameters (rank %d on %v)",
+			loraParams(m, r.LoRARank, r.targets), r.LoRARank, r.targets))
+	}
+	tp := float64(trainable)
+	weights, grads, optim := base+sb.weight*tp, sb.grad*tp, sb.optimizer*tp
+
+	// ZeRO partitioning over the data-parallel degree (ZeRO paper §5,
+	// memory-model.md §1): stage ≥ 1 optimizer states, ≥ 2 gradients,
+	// 3 parameters; ZeRO-3 keeps the largest layer's gathered parameters and
+	// gradients live (4·L in DeepSpeed's estimator, memory-model.md §2.2).
+	if stage >= 1 {
+		optim /= n
+	}
+	if stage >= 2 {
+		grads /= n
+	}
+	live := sb.gathered * float64(largest) / float64(r.TensorParallel)
+	if stage == 3 {
+		weights = weights/n + live
+		grads += live
+	}
+	if r.Precision == AMP && stage < 3 && r.Kind == Train {
+		// autocast caches 16-bit copies of the weights for the forward pass.
+		weights += 2 * tp
+	}
+	if r.OffloadOptimizer != NoOffload {
+		if stage == 0 {
+			e.Notes = append(e.Notes, "offload_optimizer needs ZeRO stage ≥ 1; ignored at stage 0")
+		} else {
+			optim = 0
+			grads = 0 // gradient partitions go to host memory as they are reduced
+			if stage == 3 {
+				grads = live
+			}
+		}
+	}
+	if r.OffloadParam != NoOffload {
+		if stage == 3 {
+			weights = live
+		} else {
+			e.Notes = append(e.Notes, "offload_param needs ZeRO-3; ignored")
+		}
+	}
+	if r.OptimizerInBackward {
+		grads = sb.grad * float64(min(largest, trainable))
+	}
+	if r.PagedOptimizer {
+		e.Notes = append(e.Notes, fmt.Sprintf("paged optimizer: %s of optimizer state left out of the GPU peak; paging slows steps",
+			formatGiB(int64(optim))))
+		optim = 0
+	}
+	act := trainActivations(m, r)
+	e.PerGPU = Breakdown{Weights: int64(weights), Gradients: int64(grads), OptimizerStates: int64(optim), Activations: act}
+
+	e.addOverhead("CUDA context", contextBytes(r))
+	e.addOverhead("allocator reserve (5% of activations)", act*allocatorPercent/100)
+	switch {
+	case r.TensorParallel > 1:
+		e.addOverhead("NCCL / tensor-parallel buffers", tpCommBytes)
+	case r.world > 1:
+		e.addOverhead("NCCL buffers", ncclBytes)
+	}
+	if r.DataParallel > 1 && stage == 0 {
+		// PyTorch DDP copies gradients into all-reduce buckets unless
+		// gradient_as_bucket_view=True ("the saved memory size will be equal
+		// to the total gradients size", torch.nn.parallel.DistributedDataParallel docs).
+		e.addOverhead("DDP gradient buckets", int64(sb.grad*tp))
+	}
+	if r.DataParallel > 1 && stage >= 1 {
+		e.addOverhead("ZeRO reduce bucket (reduce_bucket_size 5e8)", 2*min(zeroReduceBucketElems, trainable))
+		if stage == 3 {
+			e.addOverhead("ZeRO-3 prefetch bucket (5e7)", 2*min(zeroPrefetchBucketElems, P/shard))
+		}
+	}
+	if r.Kind == QLoRA {
+		// bitsandbytes dequantizes a whole 4-bit matrix to 16 bits for each matmul.
+		e.addOverhead("4-bit dequantization buffer", 2*m.LargestLinearParams()/int64(r.TensorParallel))
+	}
+	e.Host = hostBytes(e, m, r)
+	return nil
+}
+
+// hostBytes is CPU RAM per node from DeepSpeed's estimators (memory-model.md §2.1-2.2).
+func hostBytes(e *Estimate, m *Model, r resolved) int64 {
+	if r.ZeroStage == 0 && r.OffloadOptimizer == NoOffload {
+		return 0
+	}
+	gpn := r.GPUsPerNode
+	nodes := (r.world + gpn - 1) / gpn
+	P := m.Params()
+	if r.Kind != Train {
+		P = loraParams(m, r.LoRARank, r.targets)
+		e.Notes = append(e.Notes, "host memory covers the adapters' states only")
+	}
+	offOpt, offParam := r.OffloadOptimizer != NoOffload, r.OffloadParam != NoOffload
+	if offOpt && (r.OffloadOptimizer == NVMe || r.OffloadParam == NVMe) {
+		e.Notes = append(e.Notes, "NVMe offload keeps states on disk; DeepSpeed has no NVMe host formula, so host memory is the CPU-offload figure (an upper bound)")
+	}
+	if r.ZeroStage == 3 {
+		_, cpu := DeepSpeedZero3Estimate(P, m.LargestLayerParams(), gpn, nodes, offOpt, offParam, true, deepSpeedBufferFactor)
+		return cpu
+	}
+	_, cpu := DeepSpeedZero2Estimate(P, gpn, nodes, offOpt, deepSpeedBufferFactor)
+	return cpu
+}

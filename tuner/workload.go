@@ -1,0 +1,299 @@
+package tuner
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// WorkloadKind says what runs on the GPUs.
+type WorkloadKind string
+
+// Workload kinds.
+const (
+	Train     WorkloadKind = "train"     // full fine-tuning or pre-training
+	LoRA      WorkloadKind = "lora"      // frozen 16-bit base + trainable adapters
+	QLoRA     WorkloadKind = "qlora"     // frozen 4-bit base + trainable adapters
+	Inference WorkloadKind = "inference" // plain forward passes with a KV cache (HF generate)
+	Serve     WorkloadKind = "serve"     // vLLM serving
+)
+
+// Precision is the training (or inference) number format.
+type Precision string
+
+// Precisions. FP16, BF16 and FP8 mean mixed precision with fp32 master weights
+// as DeepSpeed and Megatron keep them (memory-model.md §1, §2); AMP is PyTorch
+// autocast without DeepSpeed, which keeps fp32 weights and gradients
+// (memory-model.md §3.2, precision.md §2.2); PureBF16 keeps weights, gradients
+// and optimizer states in bf16 with no master copy (torchtune, LitGPT
+// bf16-true; memory-model.md §6.3).
+const (
+	FP32     Precision = "fp32"
+	FP16     Precision = "fp16"
+	BF16     Precision = "bf16"
+	FP8      Precision = "fp8"
+	AMP      Precision = "amp"
+	PureBF16 Precision = "pure-bf16"
+)
+
+// Optimizer is the training optimizer.
+type Optimizer string
+
+// Optimizers.
+const (
+	AdamW     Optimizer = "adamw"
+	Adam8bit  Optimizer = "adam8bit"
+	SGD       Optimizer = "sgd" // with momentum
+	Adafactor Optimizer = "adafactor"
+)
+
+// Device is an offload destination.
+type Device string
+
+// Offload devices.
+const (
+	NoOffload Device = "none"
+	CPU       Device = "cpu"
+	NVMe      Device = "nvme"
+)
+
+// AttentionImpl selects the attention kernel, which decides whether the s×s
+// score matrices are stored for backward.
+type AttentionImpl string
+
+// Attention implementations.
+const (
+	FlashAttention AttentionImpl = "flash" // FlashAttention / SDPA: no s² terms (memory-model.md §3.1)
+	EagerAttention AttentionImpl = "eager" // materialized softmax (Korthikanti et al. 5as²b term)
+)
+
+// Workload describes a training or serving job per GPU. Zero values take the
+// defaults listed on each field.
+type Workload struct {
+	Kind WorkloadKind
+
+	// Precision: default BF16 for training, the checkpoint dtype for
+	// inference and serving.
+	Precision Precision
+	// Optimizer: default AdamW.
+	Optimizer Optimizer
+	// PagedOptimizer keeps optimizer states in unified memory that is paged out
+	// under pressure (bitsandbytes paged optimizers); they are left out of the
+	// GPU peak (memory-model.md §6.1).
+	PagedOptimizer bool
+	// OptimizerInBackward fuses the optimizer step into backward, so only one
+	// layer's gradients exist at a time (torchtune optimizer_in_bwd, §6.3).
+	OptimizerInBackward bool
+
+	// ZeroStage is the DeepSpeed ZeRO stage 0-3 (FSDP SHARD_GRAD_OP ≈ 2, FULL_SHARD ≈ 3),
+	// partitioning over DataParallel ranks.
+	ZeroStage        int
+	OffloadOptimizer Device // default none
+	OffloadParam     Device // default none; needs ZeRO-3
+
+	// Parallel degrees; default 1. GPUsPerNode defaults to min(world size, 8).
+	DataParallel, TensorParallel, PipelineParallel int
+	GPUsPerNode                                    int
+
+	// MicroBatch (default 1) and SeqLen (default min(2048, max positions)) per GPU.
+	MicroBatch, SeqLen int
+	// Checkpointing is full activation checkpointing (one input per layer kept).
+	Checkpointing bool
+	// Attention: default FlashAttention.
+	Attention AttentionImpl
+
+	// LoRARank (default 16) and LoRATargets (default q, k, v, o, gate, up, down;
+	// also accepts q_proj-style names, w1/w2/w3 and "all-linear").
+	LoRARank    int
+	LoRATargets []string
+
+	// WeightQuant overrides the stored weight format for inference, serving
+	// and QLoRA: fp32, fp16, bf16, fp8, int8, awq, gptq, nf4, nf4-dq, mxfp4,
+	// nvfp4. Empty: the checkpoint's quantization_config, else its dtype.
+	WeightQuant string
+
+	// Serving (vLLM). Zero values take vLLM's defaults (vllm.md §2-3):
+	// GPUMemoryUtilization 0.9, BlockSize 16, MaxModelLen = max positions,
+	// MaxNumSeqs/MaxNumBatchedTokens 1024/8192 on GPUs with ≥ 70 GiB that are
+	// not A100s, else 256/2048 (OpenAI server context).
+	GPUMemoryUtilization float64
+	MaxModelLen          int
+	MaxNumSeqs           int
+	MaxNumBatchedTokens  int
+	BlockSize            int
+	KVCacheDtype         string // auto (default), fp8, fp8_e4m3, fp8_e5m2, bfloat16, float16
+	EnforceEager         bool   // no CUDA graphs
+
+	// CUDAContextBytes overrides the per-process CUDA context and kernel
+	// footprint (default 512 MiB, see overhead constants). Set it only when
+	// the setup's own measurement is known.
+	CUDAContextBytes int64
+}
+
+// resolved is a Workload with defaults applied.
+type resolved struct {
+	Workload
+	world      int
+	modelShard int // TP × PP
+	targets    []string
+}
+
+var kindSet = map[WorkloadKind]bool{Train: true, LoRA: true, QLoRA: true, Inference: true, Serve: true}
+
+var precisionSet = map[Precision]bool{FP32: true, FP16: true, BF16: true, FP8: true, AMP: true, PureBF16: true}
+
+var optimizerSet = map[Optimizer]bool{AdamW: true, Adam8bit: true, SGD: true, Adafactor: true}
+
+// loraModuleAliases maps target-module spellings to canonical names.
+var loraModuleAliases = map[string]string{
+	"q": "q", "q_proj": "q", "query": "q", "wq": "q",
+	"k": "k", "k_proj": "k", "key": "k", "wk": "k",
+	"v": "v", "v_proj": "v", "value": "v", "wv": "v",
+	"o": "o", "o_proj": "o", "out_proj": "o", "output_proj": "o", "wo": "o", "dense": "o",
+	"gate": "gate", "gate_proj": "gate", "w1": "gate",
+	"up": "up", "up_proj": "up", "w3": "up",
+	"down": "down", "down_proj": "down", "w2": "down",
+}
+
+var allLoRATargets = []string{"q", "k", "v", "o", "gate", "up", "down"}
+
+func (w Workload) resolve(m *Model) (resolved, error) {
+	r := resolved{Workload: w}
+	var errs []error
+	if !kindSet[w.Kind] {
+		return r, fmt.Errorf("unknown workload kind %q", w.Kind)
+	}
+	if r.Precision == "" {
+		switch {
+		case w.Kind == Train || w.Kind == LoRA || w.Kind == QLoRA:
+			r.Precision = BF16
+		case m.Dtype == "float32" && w.Kind == Inference:
+			r.Precision = FP32
+		case m.Dtype == "float16":
+			r.Precision = FP16
+		default:
+			r.Precision = BF16
+		}
+	}
+	if !precisionSet[r.Precision] {
+		errs = append(errs, fmt.Errorf("unknown precision %q", r.Precision))
+	}
+	if r.Optimizer == "" {
+		r.Optimizer = AdamW
+	}
+	if !optimizerSet[r.Optimizer] {
+		errs = append(errs, fmt.Errorf("unknown optimizer %q", r.Optimizer))
+	}
+	for _, p := range []*Device{&r.OffloadOptimizer, &r.OffloadParam} {
+		if *p == "" {
+			*p = NoOffload
+		}
+		if *p != NoOffload && *p != CPU && *p != NVMe {
+			errs = append(errs, fmt.Errorf("unknown offload device %q", *p))
+		}
+	}
+	if r.Attention == "" {
+		r.Attention = FlashAttention
+	}
+	if r.Attention != FlashAttention && r.Attention != EagerAttention {
+		errs = append(errs, fmt.Errorf("unknown attention implementation %q", r.Attention))
+	}
+	for _, p := range []*int{&r.DataParallel, &r.TensorParallel, &r.PipelineParallel, &r.MicroBatch} {
+		if *p == 0 {
+			*p = 1
+		}
+	}
+	if r.DataParallel < 1 || r.TensorParallel < 1 || r.PipelineParallel < 1 || r.MicroBatch < 1 {
+		errs = append(errs, errors.New("parallel degrees and micro batch must be at least 1"))
+	}
+	r.world = r.DataParallel * r.TensorParallel * r.PipelineParallel
+	r.modelShard = r.TensorParallel * r.PipelineParallel
+	if r.GPUsPerNode == 0 {
+		r.GPUsPerNode = min(r.world, 8)
+	}
+	if r.GPUsPerNode < 1 {
+		errs = append(errs, errors.New("gpus per node must be at least 1"))
+	}
+	if r.TensorParallel > 1 && m.Heads%r.TensorParallel != 0 {
+		// vLLM and Megatron split attention heads evenly (vllm.md §2).
+		errs = append(errs, fmt.Errorf("tensor parallel size %d does not divide %d attention heads",
+			r.TensorParallel, m.Heads))
+	}
+	if r.PipelineParallel > m.Layers {
+		errs = append(errs, fmt.Errorf("pipeline parallel size %d exceeds %d layers", r.PipelineParallel, m.Layers))
+	}
+	if r.SeqLen == 0 {
+		r.SeqLen = min(2048, m.MaxPositions)
+	}
+	if r.SeqLen < 1 {
+		errs = append(errs, errors.New("sequence length must be positive"))
+	}
+	if r.ZeroStage < 0 || r.ZeroStage > 3 {
+		errs = append(errs, fmt.Errorf("zero stage %d is not 0-3", r.ZeroStage))
+	}
+	if w.Kind == LoRA || w.Kind == QLoRA {
+		if r.LoRARank == 0 {
+			r.LoRARank = 16
+		}
+		if r.LoRARank < 0 {
+			errs = append(errs, errors.New("lora rank must be positive"))
+		}
+		t, err := canonicalTargets(w.LoRATargets)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		r.targets = t
+	}
+	if w.Kind == Serve {
+		if r.GPUMemoryUtilization == 0 {
+			r.GPUMemoryUtilization = 0.9
+		}
+		if r.GPUMemoryUtilization <= 0 || r.GPUMemoryUtilization > 1 {
+			errs = append(errs, fmt.Errorf("gpu memory utilization %.2f is outside (0, 1]", r.GPUMemoryUtilization))
+		}
+		if r.BlockSize == 0 {
+			r.BlockSize = 16
+		}
+		if r.MaxModelLen == 0 {
+			r.MaxModelLen = m.MaxPositions
+		}
+		if r.BlockSize < 1 || r.MaxModelLen < 1 || r.MaxNumSeqs < 0 || r.MaxNumBatchedTokens < 0 {
+			errs = append(errs, errors.New("block size, max model len and batch limits must be positive"))
+		}
+		if m.Encoder {
+			errs = append(errs, fmt.Errorf("%s is encoder-only; vLLM serving needs a decoder", m.ID))
+		}
+	}
+	if r.CUDAContextBytes < 0 {
+		errs = append(errs, errors.New("cuda context bytes must not be negative"))
+	}
+	return r, errors.Join(errs...)
+}
+
+func canonicalTargets(in []string) ([]string, error) {
+	if len(in) == 0 {
+		return allLoRATargets, nil
+	}
+	set := map[string]bool{}
+	for _, t := range in {
+		k := strings.ToLower(strings.TrimSpace(t))
+		if k == "all-linear" || k == "all" {
+			for _, a := range allLoRATargets {
+				set[a] = true
+			}
+			continue
+		}
+		c, ok := loraModuleAliases[k]
+		if !ok {
+			return nil, fmt.Errorf("unknown lora target module %q (known: q, k, v, o, gate, up, down, their _proj names, w1/w2/w3, all-linear)", t)
+		}
+		set[c] = true
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out, nil
+}
