@@ -30,7 +30,7 @@ findings contains f if {
 	n := input.workload.serve.max_num_seqs
 	n <= max_small
 	f := lib.with_fix(
-		lib.finding(lib.where("serve.max_num_seqs"), sprintf("max-num-seqs is %d: continuous batching can run at most %d sequences per step, leaving the GPU mostly idle", [n, n])),
+		lib.finding(lib.where("serve.max_num_seqs"), sprintf("max-num-seqs is %d: continuous batching can run at most %s per step, leaving the GPU mostly idle", [n, seqs(n)])),
 		"remove max-num-seqs so vLLM sizes the batch to the GPU",
 		[lib.remove_op(["max-num-seqs"])],
 	)
@@ -72,3 +72,7 @@ largest_divisor_step(micro, acc, fit) := m if {
 	steps := {s | some k in numbers.range(1, acc); acc % k == 0; s := micro * k; s <= fit}
 	m := max(steps)
 }
+
+seqs(1) := "one sequence"
+
+seqs(n) := sprintf("%d sequences", [n]) if n != 1
