@@ -13,7 +13,7 @@ import (
 func main() {
 	_, noColor := os.LookupEnv("NO_COLOR")
 	ios := iostreams.System(noColor)
-	env := cli.Env{Getenv: os.Getenv}
+	env := cli.Env{Getenv: os.Getenv, LookupEnv: os.LookupEnv}
 	assets := cli.Assets{Policies: policies.FS, Schemas: schemas.FS}
 	os.Exit(cli.Run(os.Args[1:], ios, env, assets))
 }

@@ -21,9 +21,18 @@ var Version = "0.1.0"
 
 // Env is the part of the environment gpulint reads.
 type Env struct {
-	Getenv func(string) string
+	Getenv    func(string) string
+	LookupEnv func(string) (string, bool)
 	// Dir is the working directory; empty means the process's.
 	Dir string
+}
+
+func lookupEnv(e Env, k string) (string, bool) {
+	if e.LookupEnv != nil {
+		return e.LookupEnv(k)
+	}
+	v := e.get(k)
+	return v, v != ""
 }
 
 func (e Env) get(k string) string {
@@ -53,6 +62,9 @@ type Factory struct {
 // Run executes gpulint with args (without the program name) and returns
 // the process exit code.
 func Run(args []string, ios *iostreams.IOStreams, env Env, assets Assets) int {
+	if _, set := lookupEnv(env, "NO_COLOR"); set {
+		ios.SetNoColor(true)
+	}
 	f := &Factory{IO: ios, Env: env, Assets: assets}
 	root := NewRootCmd(f)
 	root.SetArgs(args)

@@ -43,6 +43,9 @@ func (s *IOStreams) SetTTY(tty bool) { s.outTTY = tty }
 // IsTTY reports whether stdout is a terminal.
 func (s *IOStreams) IsTTY() bool { return s.outTTY }
 
+// SetNoColor records that NO_COLOR is set.
+func (s *IOStreams) SetNoColor(v bool) { s.noColor = v }
+
 // SetColorMode sets --color: auto, always or never.
 func (s *IOStreams) SetColorMode(mode string) { s.colorMode = mode }
 

@@ -1,0 +1,228 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/cli"
+	"github.com/gpulint/gpulint/internal/iostreams"
+	"github.com/gpulint/gpulint/policies"
+	"github.com/gpulint/gpulint/schemas"
+)
+
+var assets = cli.Assets{Policies: policies.FS, Schemas: schemas.FS}
+
+func run(t *testing.T, tty bool, env map[string]string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ios, _, out, errOut := iostreams.Test()
+	ios.SetTTY(tty)
+	e := cli.Env{Getenv: func(k string) string { return env[k] }}
+	code = cli.Run(args, ios, e, assets)
+	return out.String(), errOut.String(), code
+}
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const fp32DS = `{
+  "train_micro_batch_size_per_gpu": 4,
+  "fp16": {"enabled": false}
+}
+`
+
+const cleanDS = `{"train_micro_batch_size_per_gpu": 4, "bf16": {"enabled": true}}
+`
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	bad := write(t, dir, "bad.json", fp32DS)
+	clean := write(t, dir, "clean.json", cleanDS)
+	broken := write(t, dir, "broken.json", "{\"train_batch_size\": }")
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStderr string
+	}{
+		{"clean file", []string{"lint", clean}, 0, ""},
+		{"warning below the default fail-on", []string{"lint", bad}, 0, ""},
+		{"warning at fail-on warning", []string{"lint", "--fail-on", "warning", bad}, 1, ""},
+		{"fail-on never", []string{"lint", "--fail-on", "never", bad, broken}, 0, ""},
+		{"parse error counts as an error", []string{"lint", broken}, 1, ""},
+		{"unknown GPU", []string{"lint", "--gpu", "H1000", clean}, 2, "unknown GPU \"H1000\" (did you mean"},
+		{"unknown model", []string{"lint", "--model", "acme/nope-9B", clean}, 2, "unknown model"},
+		{"unknown format", []string{"lint", "--format", "xml", clean}, 2, "unknown --format \"xml\""},
+		{"unknown fail-on", []string{"lint", "--fail-on", "sometimes", clean}, 2, "--fail-on"},
+		{"unknown flag", []string{"lint", "--frobnicate", clean}, 2, "unknown flag"},
+		{"missing path", []string{"lint", filepath.Join(dir, "nope.json")}, 2, "no such file or directory"},
+		{"version", []string{"version"}, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := run(t, false, nil, tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit code %d, want %d (stderr %q)", code, tc.wantCode, stderr)
+			}
+			if tc.wantStderr != "" && !strings.Contains(stderr, tc.wantStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr, tc.wantStderr)
+			}
+			if tc.wantStderr == "" && stderr != "" {
+				t.Errorf("unexpected stderr %q", stderr)
+			}
+		})
+	}
+}
+
+// TestJSONContract parses the JSON output and checks every documented
+// field, including unknown files being listed.
+func TestJSONContract(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "ds.json", fp32DS)
+	write(t, dir, "notes.yaml", "title: not a GPU config\n")
+	stdout, stderr, code := run(t, false, nil, "lint", "--format", "json", "--gpu", "A100-80GB", dir)
+	if code != 0 || stderr != "" {
+		t.Fatalf("code %d stderr %q", code, stderr)
+	}
+	var doc struct {
+		Version int `json:"version"`
+		Files   []struct {
+			Path string `json:"path"`
+			Kind string `json:"kind"`
+		} `json:"files"`
+		Findings []map[string]any `json:"findings"`
+		Summary  map[string]int   `json:"summary"`
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("decode: %v\n%s", err, stdout)
+	}
+	if doc.Version != 1 {
+		t.Errorf("version %d", doc.Version)
+	}
+	kinds := map[string]string{}
+	for _, f := range doc.Files {
+		kinds[filepath.Base(f.Path)] = f.Kind
+	}
+	if diff := cmp.Diff(map[string]string{"ds.json": "deepspeed", "notes.yaml": "unknown"}, kinds); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"files": 2, "errors": 0, "warnings": 1, "infos": 0}, doc.Summary); diff != "" {
+		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	if len(doc.Findings) != 1 {
+		t.Fatalf("findings: %v", doc.Findings)
+	}
+	f := doc.Findings[0]
+	for _, k := range []string{"rule", "slug", "severity", "message", "file", "line", "column", "end_line", "end_column", "path"} {
+		if _, ok := f[k]; !ok {
+			t.Errorf("finding lacks %q: %v", k, f)
+		}
+	}
+	got := map[string]any{"rule": f["rule"], "slug": f["slug"], "severity": f["severity"], "line": f["line"], "column": f["column"], "path": f["path"]}
+	want := map[string]any{"rule": "GPU001", "slug": "fp32-where-bf16", "severity": "warning", "line": 3.0, "column": 12.0, "path": "fp16.enabled"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("finding (-want +got):\n%s", diff)
+	}
+	fixes, _ := f["fixes"].([]any)
+	if len(fixes) != 1 {
+		t.Fatalf("fixes: %v", f["fixes"])
+	}
+	edits := fixes[0].(map[string]any)["edits"].([]any)
+	e := edits[0].(map[string]any)
+	for _, k := range []string{"file", "start", "end", "new_text"} {
+		if _, ok := e[k]; !ok {
+			t.Errorf("edit lacks %q: %v", k, e)
+		}
+	}
+}
+
+func TestTextOutputAndColor(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "ds.json", fp32DS)
+	tests := []struct {
+		name      string
+		tty       bool
+		env       map[string]string
+		args      []string
+		wantColor bool
+	}{
+		{"pipe: no color", false, nil, nil, false},
+		{"terminal: color", true, nil, nil, true},
+		{"terminal with NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, nil, false},
+		{"--color always on a pipe", false, nil, []string{"--color", "always"}, true},
+		{"--color never on a terminal", true, nil, []string{"--color", "never"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ios, _, out, _ := iostreams.Test()
+			ios.SetTTY(tc.tty)
+			_, noColor := tc.env["NO_COLOR"]
+			ios.SetNoColor(noColor)
+			args := append([]string{"lint", "--gpu", "H100"}, tc.args...)
+			args = append(args, p)
+			cli.Run(args, ios, cli.Env{}, assets)
+			s := out.String()
+			if got := strings.Contains(s, "\x1b["); got != tc.wantColor {
+				t.Errorf("color %v, want %v:\n%q", got, tc.wantColor, s)
+			}
+			plain := stripANSI(s)
+			wantLine := p + ":3:12: warning fp32-where-bf16: DeepSpeed trains in full FP32"
+			if !strings.Contains(plain, wantLine) {
+				t.Errorf("output lacks %q:\n%s", wantLine, plain)
+			}
+			if !strings.Contains(plain, "1 file checked: 0 errors, 1 warning, 0 infos") {
+				t.Errorf("no summary line:\n%s", plain)
+			}
+		})
+	}
+}
+
+func stripANSI(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0x1b {
+			for i < len(s) && s[i] != 'm' {
+				i++
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// TestProjectFile: targets come from .gpulint.yaml found above the file;
+// flags win over it; an invalid project file exits 2 with its position.
+func TestProjectFile(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "train/ds.json", fp32DS)
+	write(t, dir, ".gpulint.yaml", "targets:\n  - paths: [\"train/**\"]\n    gpu: T4\n")
+	stdout, _, _ := run(t, false, nil, "lint", p)
+	if !strings.Contains(stdout, "T4 has no BF16") {
+		t.Errorf("project target not applied:\n%s", stdout)
+	}
+	stdout, _, _ = run(t, false, nil, "lint", "--gpu", "H100", p)
+	if !strings.Contains(stdout, "H100-80GB supports BF16") {
+		t.Errorf("flag did not win over the project file:\n%s", stdout)
+	}
+	write(t, dir, ".gpulint.yaml", "targets:\n  - paths: [\"train/**\"]\n    gpuu: T4\n")
+	_, stderr, code := run(t, false, nil, "lint", p)
+	if code != 2 || !strings.Contains(stderr, ".gpulint.yaml:3:") {
+		t.Errorf("invalid project file: code %d stderr %q", code, stderr)
+	}
+}
