@@ -1,0 +1,156 @@
+package normalize
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// badScalar reports a scalar that fails its check, explaining the two
+// usual causes: a YAML 1.1 boolean where a string was meant, and "auto"
+// where no launcher fills it in.
+func (w *walker) badScalar(desc string, c *valueCheck, fc fieldCtx, v any) {
+	name := pathName(w.path)
+	sev := fc.severity()
+	if fc.f != nil && fc.f.want != "" {
+		desc = fc.f.want
+	}
+	msg := fmt.Sprintf("%s is %s; allowed %s", name, renderValue(v), desc)
+	if fc.f != nil && fc.f.msg != "" {
+		msg = fmt.Sprintf("%s is %s; %s", name, renderValue(v), fc.f.msg)
+	}
+	switch x := v.(type) {
+	case bool:
+		// PyYAML (YAML 1.1) reads unquoted yes/no/on/off as booleans.
+		for _, word := range yaml11Words(x) {
+			if c.ok(w.p, word) {
+				msg = fmt.Sprintf("%s is %t because PyYAML (YAML 1.1) reads an unquoted %s as %t; quote it: %s: %q",
+					name, x, word, x, lastKey(w.path), word)
+				break
+			}
+		}
+	case string:
+		if x == "auto" && fc.parent != nil && fc.parent.auto != "" {
+			switch fc.parent.auto {
+			case "dropped":
+				sev = SeverityWarning
+				msg = fmt.Sprintf("%s is \"auto\", which neither the HF Trainer nor Accelerate fills in here; "+
+					"DeepSpeed drops \"auto\" inside %s and uses its default (allowed %s)", name, parentName(w.path), desc)
+			case "unresolved":
+				msg = fmt.Sprintf("%s is \"auto\", which neither the HF Trainer nor Accelerate fills in; allowed %s", name, desc)
+			}
+			break
+		}
+		if s := didYouMean(x, c.stringLiterals(nil)); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+	}
+	w.emit(sev, msg)
+}
+
+// yaml11Words lists the unquoted spellings PyYAML resolves to b.
+func yaml11Words(b bool) []string {
+	if b {
+		return []string{"YES", "yes", "Yes", "ON", "on", "On", "y", "Y"}
+	}
+	return []string{"NO", "no", "No", "OFF", "off", "Off", "n", "N"}
+}
+
+// pathName renders the last key of a path with any list indices after it:
+// "stage", "mig-configs.all-balanced[0]" style for an index, "document"
+// for the root.
+func pathName(path []any) string {
+	if len(path) == 0 {
+		return "document"
+	}
+	i := len(path) - 1
+	for i >= 0 {
+		if _, ok := path[i].(int); !ok {
+			break
+		}
+		i--
+	}
+	var b strings.Builder
+	if i >= 0 {
+		b.WriteString(fmt.Sprint(path[i]))
+	} else {
+		b.WriteString("document")
+	}
+	for _, e := range path[i+1:] {
+		b.WriteString("[" + strconv.Itoa(e.(int)) + "]")
+	}
+	return b.String()
+}
+
+// parentName names the container of the last path element.
+func parentName(path []any) string {
+	if len(path) <= 1 {
+		return "the top level"
+	}
+	return pathName(path[:len(path)-1])
+}
+
+func lastKey(path []any) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if s, ok := path[i].(string); ok {
+			return s
+		}
+	}
+	return "value"
+}
+
+// didYouMean returns the candidate closest to s when it is close enough to
+// be a likely typo: an edit distance of at most a third of the longer
+// name (at least 1, at most 4), or the same name up to case, '-' and '_',
+// or one name extending the other by at most half its length.
+func didYouMean(s string, candidates []string) string {
+	best, bestD := "", 1<<30
+	fold := foldName(s)
+	for _, c := range candidates {
+		if c == s {
+			continue
+		}
+		d := editDistance(s, c)
+		fc := foldName(c)
+		short, long := min(len(fold), len(fc)), max(len(fold), len(fc))
+		switch {
+		case fc == fold:
+			d = 0
+		case short >= 4 && 3*short >= 2*long && (strings.HasPrefix(fc, fold) || strings.HasPrefix(fold, fc)):
+			d = min(d, 1)
+		}
+		limit := max(1, min(4, max(len(s), len(c))/3))
+		if d <= limit && (d < bestD || d == bestD && c < best) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func foldName(s string) string {
+	return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(s))
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	prev := make([]int, len(a)+1)
+	cur := make([]int, len(a)+1)
+	for i := range prev {
+		prev[i] = i
+	}
+	for j := 1; j <= len(b); j++ {
+		cur[0] = j
+		for i := 1; i <= len(a); i++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[i] = min(prev[i]+1, cur[i-1]+1, prev[i-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(a)]
+}
