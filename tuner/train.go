@@ -1,6 +1,9 @@
 package tuner
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // stateBytes is what one trainable parameter costs in each model-state
 // category before any partitioning.
@@ -146,8 +149,8 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 			}
 		}
 		base = float64(weightBytes(m, f)) / float64(shard)
-		e.Notes = append(e.Notes, fmt.Sprintf("%d trainable adapter parameters (rank %d on %v)",
-			loraParams(m, r.LoRARank, r.targets), r.LoRARank, r.targets))
+		e.Notes = append(e.Notes, fmt.Sprintf("%s trainable adapter parameters (rank %d on %s)",
+			thousands(loraParams(m, r.LoRARank, r.targets)), r.LoRARank, strings.Join(r.targets, ", ")))
 	}
 	tp := float64(trainable)
 	weights, grads, optim := base+sb.weight*tp, sb.grad*tp, sb.optimizer*tp

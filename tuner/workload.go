@@ -3,7 +3,6 @@ package tuner
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -114,7 +113,8 @@ type Workload struct {
 	WeightQuant string
 
 	// Serving (vLLM). Zero values take vLLM's defaults (vllm.md §2-3):
-	// GPUMemoryUtilization 0.9, BlockSize 16, MaxModelLen = max positions,
+	// GPUMemoryUtilization 0.9 (the default of every release through 2025;
+	// the newest main uses 0.92 — pass it explicitly there), BlockSize 16, MaxModelLen = max positions,
 	// MaxNumSeqs/MaxNumBatchedTokens 1024/8192 on GPUs with ≥ 70 GiB that are
 	// not A100s, else 256/2048 (OpenAI server context).
 	GPUMemoryUtilization float64
@@ -290,10 +290,11 @@ func canonicalTargets(in []string) ([]string, error) {
 		}
 		set[c] = true
 	}
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
+	var out []string
+	for _, k := range allLoRATargets {
+		if set[k] {
+			out = append(out, k)
+		}
 	}
-	sort.Strings(out)
 	return out, nil
 }

@@ -1,0 +1,446 @@
+package tuner
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func mustModel(t testing.TB, c *Catalog, id string) *Model {
+	t.Helper()
+	m, ok := c.Model(id)
+	if !ok {
+		t.Fatalf("model %s missing", id)
+	}
+	return m
+}
+
+func mustGPU(t testing.TB, c *Catalog, name string) *GPU {
+	t.Helper()
+	g, ok := c.GPU(name)
+	if !ok {
+		t.Fatalf("gpu %s missing", name)
+	}
+	return g
+}
+
+func estimate(t testing.TB, m *Model, tg Target, w Workload) Estimate {
+	t.Helper()
+	e, err := EstimateMemory(m, tg, w)
+	if err != nil {
+		t.Fatalf("EstimateMemory: %v", err)
+	}
+	return e
+}
+
+// Model-state bytes per parameter at ZeRO stage 0 with AdamW, one GPU.
+func TestTrainingStateBytesPerParam(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	big := CapacityTarget("huge", 1<<50)
+	P := float64(m.Params())
+	tests := []struct {
+		prec      Precision
+		opt       Optimizer
+		w, g, o   float64
+		cacheNote string
+	}{
+		{BF16, AdamW, 2, 2, 16, ""},   // 2 + 2 + (4 master + 4 fp32 grads + 8 Adam), DeepSpeed accounting
+		{FP16, SGD, 2, 2, 12, ""},     // momentum only
+		{AMP, AdamW, 4 + 2, 4, 8, ""}, // fp32 weights + 16-bit autocast cache, fp32 grads
+		{FP32, AdamW, 4, 4, 8, ""},
+		{FP32, Adam8bit, 4, 4, 2, ""},
+		{PureBF16, AdamW, 2, 2, 4, ""}, // torchtune: bf16 states
+	}
+	for _, tc := range tests {
+		e := estimate(t, m, big, Workload{Kind: Train, Precision: tc.prec, Optimizer: tc.opt, SeqLen: 16})
+		got := []float64{float64(e.PerGPU.Weights) / P, float64(e.PerGPU.Gradients) / P, float64(e.PerGPU.OptimizerStates) / P}
+		want := []float64{tc.w, tc.g, tc.o}
+		if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-6 })); diff != "" {
+			t.Errorf("%s/%s bytes per param (-want +got):\n%s", tc.prec, tc.opt, diff)
+		}
+	}
+	// Adafactor keeps factored second moments: a small fraction of a byte per parameter.
+	e := estimate(t, m, big, Workload{Kind: Train, Precision: FP32, Optimizer: Adafactor, SeqLen: 16})
+	if per := float64(e.PerGPU.OptimizerStates) / P; per <= 0 || per > 0.05 {
+		t.Errorf("adafactor optimizer bytes per param = %.4f, want a small positive number", per)
+	}
+}
+
+// Model states under ZeRO follow DeepSpeed's estimator (memory-model.md §2).
+func TestZeROStagesMatchDeepSpeedEstimator(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-2-7b-hf")
+	big := CapacityTarget("huge", 1<<50)
+	P, L := m.Params(), m.LargestLayerParams()
+	states := func(e Estimate) int64 { return e.PerGPU.Weights + e.PerGPU.Gradients + e.PerGPU.OptimizerStates }
+
+	w := Workload{Kind: Train, Precision: BF16, ZeroStage: 2, DataParallel: 8, SeqLen: 16}
+	gpu, _ := DeepSpeedZero2Estimate(P, 8, 1, false, 1.5)
+	if got := states(estimate(t, m, big, w)); math.Abs(float64(got-gpu)) > 8 {
+		t.Errorf("zero-2: %d, estimator %d", got, gpu)
+	}
+	w.OffloadOptimizer = CPU
+	gpu, cpu := DeepSpeedZero2Estimate(P, 8, 1, true, 1.5)
+	e := estimate(t, m, big, w)
+	if got := states(e); got != gpu || e.Host != cpu {
+		t.Errorf("zero-2 offload: gpu %d host %d, estimator %d / %d", got, e.Host, gpu, cpu)
+	}
+	w = Workload{Kind: Train, Precision: BF16, ZeroStage: 3, DataParallel: 8, SeqLen: 16,
+		OffloadOptimizer: CPU, OffloadParam: CPU}
+	gpu, cpu = DeepSpeedZero3Estimate(P, L, 8, 1, true, true, true, 1.5)
+	e = estimate(t, m, big, w)
+	if got := states(e); got != gpu || e.Host != cpu {
+		t.Errorf("zero-3 full offload: gpu %d host %d, estimator %d / %d", got, e.Host, gpu, cpu)
+	}
+	// Without offload we also count the 16-bit gradient partition (2Ψ/N) that
+	// the estimator leaves out: 20Ψ/N + 4L.
+	w = Workload{Kind: Train, Precision: BF16, ZeroStage: 3, DataParallel: 8, SeqLen: 16}
+	want := 20*P/8 + 4*L
+	if got := states(estimate(t, m, big, w)); math.Abs(float64(got-want)) > 16 {
+		t.Errorf("zero-3: %d, want 20Ψ/N + 4L = %d", got, want)
+	}
+	// ZeRO-1 keeps full 16-bit weights and gradients: 4Ψ + 16Ψ/N.
+	w.ZeroStage = 1
+	want = 4*P + 16*P/8
+	if got := states(estimate(t, m, big, w)); math.Abs(float64(got-want)) > 16 {
+		t.Errorf("zero-1: %d, want %d", got, want)
+	}
+}
+
+// The activation formula reproduces Korthikanti et al. Table 2 for a
+// GPT-style layer (LayerNorm, dropout, GeLU 4h MLP, materialized softmax):
+// sbh(10 + 24/t + 5as/(ht)).
+func TestActivationsMatchKorthikanti(t *testing.T) {
+	m := &Model{ID: "test/gpt", Hidden: 1024, Layers: 4, Heads: 16, KVHeads: 16, HeadDim: 64,
+		Intermediate: 4096, Vocab: 1000, MaxPositions: 2048, Norm: "layernorm", NormsPerLayer: 2,
+		MLP: "gelu", Positions: "learned", Dropout: true, LinearBias: true, Dtype: "float16"}
+	for _, tp := range []int{1, 2, 4} {
+		r, err := Workload{Kind: Train, Precision: FP16, TensorParallel: tp, SeqLen: 2048, Attention: EagerAttention}.resolve(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, b, h, a, tf := 2048.0, 1.0, 1024.0, 16.0, float64(tp)
+		want := s * b * h * (10 + 24/tf + 5*a*s/(h*tf))
+		if got := trainLayerActivation(m, r, false).bytes(s*b, s); math.Abs(got-want) > 1e-6*want {
+			t.Errorf("tp=%d: %.0f bytes per layer, Korthikanti %.0f", tp, got, want)
+		}
+	}
+}
+
+func TestActivationsScale(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	big := CapacityTarget("huge", 1<<50)
+	act := func(w Workload) int64 { return estimate(t, m, big, w).PerGPU.Activations }
+	base := Workload{Kind: Train, SeqLen: 2048}
+	a1 := act(base)
+	base.MicroBatch = 2
+	if a2 := act(base); a2 != 2*a1 {
+		t.Errorf("doubling the micro-batch: %d → %d, want exactly twice", a1, a2)
+	}
+	base.MicroBatch, base.Checkpointing = 1, true
+	if ac := act(base); ac >= a1/4 {
+		t.Errorf("checkpointing keeps %d of %d bytes, want far less", ac, a1)
+	}
+	// The fp32 logits term 4·s·b·v (Korthikanti §4.3) is part of every
+	// non-checkpointed and checkpointed estimate.
+	if logits := int64(4 * 2048 * m.Vocab); act(base) < logits {
+		t.Errorf("checkpointed activations %d are below the logits term %d", act(base), logits)
+	}
+	base.Checkpointing, base.Attention = false, EagerAttention
+	if ae := act(base); ae <= a1 {
+		t.Errorf("eager attention %d is not above flash %d", ae, a1)
+	}
+}
+
+func TestLoRAParams(t *testing.T) {
+	c := testCatalog(t)
+	tests := []struct {
+		model   string
+		rank    int
+		targets []string
+		want    int64
+	}{
+		// Trainable parameter counts printed in LitGPT's resource tables (r=8, q and v).
+		{"meta-llama/Llama-2-7b-hf", 8, []string{"q", "v"}, 4_194_304},
+		{"meta-llama/Llama-2-13b-hf", 8, []string{"query", "value"}, 6_553_600},
+		// PEFT's "trainable params: 41,943,040" for Llama-3-8B, r=16, all linear layers.
+		{"meta-llama/Llama-3.1-8B", 16, nil, 41_943_040},
+		{"meta-llama/Llama-3.1-8B", 16, []string{"all-linear"}, 41_943_040},
+		{"meta-llama/Llama-3.1-8B", 16, []string{"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}, 41_943_040},
+	}
+	for _, tc := range tests {
+		m := mustModel(t, c, tc.model)
+		targets, err := canonicalTargets(tc.targets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := loraParams(m, tc.rank, targets); got != tc.want {
+			t.Errorf("%s r=%d %v: %d adapter params, want %d", tc.model, tc.rank, tc.targets, got, tc.want)
+		}
+	}
+}
+
+func TestQLoRAWeights(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-2-7b-hf")
+	big := CapacityTarget("huge", 1<<50)
+	e := estimate(t, m, big, Workload{Kind: QLoRA, SeqLen: 16, LoRARank: 8, LoRATargets: []string{"q", "v"}})
+	// Layer weights at 0.516 B (NF4 + double quant), embeddings, lm_head and
+	// norms in bf16, plus the fp32 adapters (4 B each).
+	q := m.quantizableParams()
+	want := float64(q)*4.127/8 + float64(m.Params()-q)*2 + 4_194_304*4
+	if got := float64(e.PerGPU.Weights); math.Abs(got-want) > 2 {
+		t.Errorf("QLoRA weights %.0f, want %.0f", got, want)
+	}
+	if q != 6_476_005_376 {
+		t.Errorf("Llama-2-7B quantizable params = %d, want 6476005376 (32 layers × (4·4096² + 3·4096·11008))", q)
+	}
+}
+
+func TestServeDefaults(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B-Instruct")
+	tests := []struct {
+		gpu, mig     string
+		mnbt, mns    int
+		util         float64
+		maxModelLen  int
+		wantFits     bool
+		wantNoteFrag string
+	}{
+		{"H100-80GB", "", 8192, 1024, 0.9, 131072, true, ""},
+		{"H200", "", 8192, 1024, 0.9, 131072, true, ""},
+		{"A100-80GB", "", 2048, 256, 0.9, 131072, true, ""},        // A100s keep the small defaults
+		{"L40S", "", 2048, 256, 0.9, 131072, true, ""},             // < 70 GiB: small defaults
+		{"H100-80GB", "3g.40gb", 2048, 256, 0.9, 131072, true, ""}, // a MIG slice is < 70 GiB too
+		{"RTX-4090", "", 2048, 256, 0.9, 131072, false, "vLLM refuses to start"},
+	}
+	for _, tc := range tests {
+		g := mustGPU(t, c, tc.gpu)
+		tg := g.Target()
+		if tc.mig != "" {
+			p, ok := g.MIGProfile(tc.mig)
+			if !ok {
+				t.Fatalf("no %s", tc.mig)
+			}
+			tg = g.MIGTarget(p)
+		}
+		e := estimate(t, m, tg, Workload{Kind: Serve})
+		s := e.Serve
+		got := []any{s.MaxNumBatchedTokens, s.MaxNumSeqs, s.GPUMemoryUtilization, s.MaxModelLen, s.BlockSize, e.Fits}
+		want := []any{tc.mnbt, tc.mns, tc.util, tc.maxModelLen, 16, tc.wantFits}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s %s (-want +got):\n%s", tc.gpu, tc.mig, diff)
+		}
+		if tc.wantNoteFrag != "" && !strings.Contains(strings.Join(e.Notes, "\n"), tc.wantNoteFrag) {
+			t.Errorf("%s %s notes %q lack %q", tc.gpu, tc.mig, e.Notes, tc.wantNoteFrag)
+		}
+		if s.Budget != int64(0.9*float64(tg.Capacity)) {
+			t.Errorf("%s budget %d, want 0.9 × %d", tc.gpu, s.Budget, tg.Capacity)
+		}
+	}
+}
+
+func TestServeKVCache(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B-Instruct")
+	h100 := mustGPU(t, c, "H100-80GB").Target()
+	e := estimate(t, m, h100, Workload{Kind: Serve, MaxModelLen: 8192})
+	s := e.Serve
+	if s.KVCacheTokens%16 != 0 || s.KVCacheTokens != s.NumBlocks*16 {
+		t.Errorf("tokens %d are not whole 16-token blocks (%d blocks)", s.KVCacheTokens, s.NumBlocks)
+	}
+	if got := float64(s.NumBlocks) / 512; math.Abs(s.MaxConcurrency-got) > 1e-9 {
+		t.Errorf("max concurrency %.3f, want blocks/512 = %.3f", s.MaxConcurrency, got)
+	}
+	if e.PerGPU.KVCache != s.NumBlocks*16*131072 || e.PerGPU.KVCache > s.KVCacheBytes {
+		t.Errorf("allocated KV %d vs blocks %d, available %d", e.PerGPU.KVCache, s.NumBlocks, s.KVCacheBytes)
+	}
+	// TP 2 halves weights and KV heads per GPU and adds communication buffers.
+	e2 := estimate(t, m, h100, Workload{Kind: Serve, MaxModelLen: 8192, TensorParallel: 2})
+	if e2.Serve.KVBytesPerToken != 65536 || e2.PerGPU.Weights != e.PerGPU.Weights/2 {
+		t.Errorf("tp=2: %d B/token, weights %d (tp=1 %d)", e2.Serve.KVBytesPerToken, e2.PerGPU.Weights, e.PerGPU.Weights)
+	}
+	// fp8 KV doubles the tokens.
+	e8 := estimate(t, m, h100, Workload{Kind: Serve, MaxModelLen: 8192, KVCacheDtype: "fp8"})
+	if e8.Serve.KVCacheTokens < 2*s.KVCacheTokens-16 || e8.Serve.KVCacheTokens > 2*s.KVCacheTokens+16 {
+		t.Errorf("fp8 KV tokens %d, want about 2 × %d", e8.Serve.KVCacheTokens, s.KVCacheTokens)
+	}
+	// DeepSeek-V3 in fp8 on 8 × H200: MLA latent, the same bytes per token on every rank.
+	ds := mustModel(t, c, "deepseek-ai/DeepSeek-V3")
+	ed := estimate(t, ds, mustGPU(t, c, "H200").Target(), Workload{Kind: Serve, TensorParallel: 8, WeightQuant: "fp8", MaxModelLen: 32768})
+	if ed.Serve.KVBytesPerToken != 70272 || !ed.Fits {
+		t.Errorf("DeepSeek-V3 fp8 TP8 on H200: %d B/token, fits=%v, notes %v", ed.Serve.KVBytesPerToken, ed.Fits, ed.Notes)
+	}
+	// Not even the weights fit: no blocks.
+	e70 := estimate(t, mustModel(t, c, "meta-llama/Llama-3.1-70B"), h100, Workload{Kind: Serve})
+	if e70.Fits || e70.Serve.KVCacheTokens != 0 || !strings.Contains(strings.Join(e70.Notes, " "), "No available memory") {
+		t.Errorf("70B bf16 on one H100: fits=%v tokens=%d notes=%v", e70.Fits, e70.Serve.KVCacheTokens, e70.Notes)
+	}
+}
+
+func TestServeGraphHeadroom(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "Qwen/Qwen2.5-0.5B-Instruct")
+	l4 := mustGPU(t, c, "L4").Target()
+	ok := estimate(t, m, l4, Workload{Kind: Serve})
+	tight := estimate(t, m, l4, Workload{Kind: Serve, GPUMemoryUtilization: 0.96})
+	eager := estimate(t, m, l4, Workload{Kind: Serve, GPUMemoryUtilization: 0.96, EnforceEager: true})
+	if ok.Serve.GraphHeadroom <= 0 || !ok.Fits {
+		t.Errorf("util 0.9: graph headroom %d, fits %v", ok.Serve.GraphHeadroom, ok.Fits)
+	}
+	if tight.Serve.GraphHeadroom >= 0 || tight.Fits || !strings.Contains(strings.Join(tight.Notes, " "), "CUDA graphs") {
+		t.Errorf("util 0.96: graph headroom %d, fits %v, notes %v", tight.Serve.GraphHeadroom, tight.Fits, tight.Notes)
+	}
+	if !eager.Fits {
+		t.Errorf("util 0.96 with enforce_eager should fit: headroom %d", eager.Headroom)
+	}
+}
+
+func TestMIGTarget(t *testing.T) {
+	c := testCatalog(t)
+	g := mustGPU(t, c, "A100-80GB")
+	p, _ := g.MIGProfile("1g.10gb")
+	m := mustModel(t, c, "Qwen/Qwen2.5-1.5B-Instruct")
+	// 10 % of a 9.5 GiB slice is too little for the CUDA context and graphs ...
+	e := estimate(t, m, g.MIGTarget(p), Workload{Kind: Serve, MaxModelLen: 4096})
+	if e.Fits || e.Serve.GraphHeadroom >= 0 {
+		t.Errorf("default utilization on 1g.10gb: fits %v, graph headroom %d", e.Fits, e.Serve.GraphHeadroom)
+	}
+	// ... so leave vLLM 80 %.
+	e = estimate(t, m, g.MIGTarget(p), Workload{Kind: Serve, MaxModelLen: 4096, GPUMemoryUtilization: 0.8})
+	if e.Capacity != p.MemoryBytes || e.Target != "A100-80GB MIG 1g.10gb" || !e.Fits {
+		t.Errorf("MIG estimate: capacity %d (want %d), target %q, fits %v", e.Capacity, p.MemoryBytes, e.Target, e.Fits)
+	}
+	e = estimate(t, m, g.MIGTarget(p), Workload{Kind: Inference, TensorParallel: 2, SeqLen: 512})
+	if !strings.Contains(strings.Join(e.Notes, " "), "no NVLink") {
+		t.Errorf("multi-GPU job on MIG slices lacks the interconnect note: %v", e.Notes)
+	}
+}
+
+func TestEstimateJSONContract(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B-Instruct")
+	h100 := mustGPU(t, c, "H100-80GB").Target()
+	keys := func(data []byte) []string {
+		var v map[string]json.RawMessage
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		return sortedKeys(v)
+	}
+	serve, err := json.Marshal(estimate(t, m, h100, Workload{Kind: Serve, MaxModelLen: 8192}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"capacity", "fits", "headroom", "per_gpu", "serve"}, keys(serve)); diff != "" {
+		t.Errorf("serve JSON keys (-want +got):\n%s", diff)
+	}
+	var doc struct {
+		PerGPU map[string]json.Number `json:"per_gpu"`
+		Serve  map[string]json.Number `json:"serve"`
+	}
+	if err := json.Unmarshal(serve, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"activations", "gradients", "kv_cache", "optimizer_states", "overhead", "total", "weights"},
+		sortedKeys(doc.PerGPU)); diff != "" {
+		t.Errorf("per_gpu keys (-want +got):\n%s", diff)
+	}
+	for k, v := range doc.PerGPU {
+		if _, err := v.Int64(); err != nil {
+			t.Errorf("per_gpu.%s = %s is not an integer", k, v)
+		}
+	}
+	if diff := cmp.Diff([]string{"kv_bytes_per_token", "kv_cache_tokens", "max_concurrency"}, sortedKeys(doc.Serve)); diff != "" {
+		t.Errorf("serve keys (-want +got):\n%s", diff)
+	}
+	train, err := json.Marshal(estimate(t, m, h100, Workload{Kind: Train, SeqLen: 1024}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"capacity", "fits", "headroom", "per_gpu"}, keys(train)); diff != "" {
+		t.Errorf("train JSON keys (-want +got):\n%s", diff)
+	}
+	if !strings.HasPrefix(string(train), `{"per_gpu":{"weights":`) {
+		t.Errorf("JSON does not start with per_gpu.weights: %s", train)
+	}
+}
+
+func TestEstimateIsDeterministic(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "mistralai/Mixtral-8x7B-Instruct-v0.1")
+	g := mustGPU(t, c, "H100-80GB").Target()
+	w := Workload{Kind: Train, ZeroStage: 3, DataParallel: 16, GPUsPerNode: 8, SeqLen: 4096, Checkpointing: true}
+	first := estimate(t, m, g, w)
+	for i := 0; i < 5; i++ {
+		if diff := cmp.Diff(first, estimate(t, m, g, w)); diff != "" {
+			t.Fatalf("estimate changed between runs (-first +now):\n%s", diff)
+		}
+	}
+	var total int64
+	for _, o := range first.Overheads {
+		total += o.Bytes
+	}
+	b := first.PerGPU
+	if total != b.Overhead || b.Total != b.Weights+b.Gradients+b.OptimizerStates+b.Activations+b.KVCache+b.Overhead ||
+		first.Headroom != first.Capacity-b.Total {
+		t.Errorf("breakdown does not add up: %+v, overheads %+v", b, first.Overheads)
+	}
+}
+
+func TestEstimateErrors(t *testing.T) {
+	c := testCatalog(t)
+	llama := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	bert := mustModel(t, c, "bert-base-uncased")
+	h100 := mustGPU(t, c, "H100-80GB").Target()
+	tests := []struct {
+		name string
+		m    *Model
+		tg   Target
+		w    Workload
+		want string
+	}{
+		{"nil model", nil, h100, Workload{Kind: Train}, "no model"},
+		{"no capacity", llama, CapacityTarget("x", 0), Workload{Kind: Train}, "no capacity"},
+		{"unknown kind", llama, h100, Workload{Kind: "pretrain"}, "unknown workload kind"},
+		{"tp divides heads", llama, h100, Workload{Kind: Serve, TensorParallel: 3}, "does not divide 32 attention heads"},
+		{"bad lora target", llama, h100, Workload{Kind: LoRA, LoRATargets: []string{"lm_head"}}, "unknown lora target"},
+		{"encoder serve", bert, h100, Workload{Kind: Serve}, "encoder-only"},
+		{"util", llama, h100, Workload{Kind: Serve, GPUMemoryUtilization: 1.5}, "outside (0, 1]"},
+		{"zero stage", llama, h100, Workload{Kind: Train, ZeroStage: 4}, "zero stage 4"},
+		{"weight format", llama, h100, Workload{Kind: Serve, WeightQuant: "int3"}, "unknown weight format"},
+		{"kv dtype", llama, h100, Workload{Kind: Serve, KVCacheDtype: "int2"}, "unknown kv cache dtype"},
+		{"batch limits", llama, h100, Workload{Kind: Serve, MaxNumBatchedTokens: 128, MaxNumSeqs: 256}, "must be greater than or equal to max_num_seqs"},
+		{"precision", llama, h100, Workload{Kind: Train, Precision: "fp12"}, "unknown precision"},
+		{"offload device", llama, h100, Workload{Kind: Train, OffloadOptimizer: "tape"}, "unknown offload device"},
+	}
+	for _, tc := range tests {
+		_, err := EstimateMemory(tc.m, tc.tg, tc.w)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestEstimateNotes(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	t4 := mustGPU(t, c, "T4").Target()
+	e := estimate(t, m, t4, Workload{Kind: QLoRA, SeqLen: 512, Checkpointing: true})
+	joined := strings.Join(e.Notes, "\n")
+	for _, frag := range []string{"no BF16 tensor cores", "trainable adapter parameters"} {
+		if !strings.Contains(joined, frag) {
+			t.Errorf("notes lack %q: %v", frag, e.Notes)
+		}
+	}
+	e = estimate(t, m, mustGPU(t, c, "H100-80GB").Target(), Workload{Kind: Train, OffloadParam: CPU, ZeroStage: 2, DataParallel: 8})
+	if !strings.Contains(strings.Join(e.Notes, " "), "offload_param needs ZeRO-3") {
+		t.Errorf("missing offload_param note: %v", e.Notes)
+	}
+}
