@@ -444,3 +444,42 @@ func TestEstimateNotes(t *testing.T) {
 		t.Errorf("missing offload_param note: %v", e.Notes)
 	}
 }
+
+// Every catalog model gets a sane estimate for every workload kind.
+func TestEstimateEveryCatalogModel(t *testing.T) {
+	c := testCatalog(t)
+	h200 := mustGPU(t, c, "H200").Target()
+	kinds := []Workload{
+		{Kind: Train, ZeroStage: 3, DataParallel: 8, SeqLen: 1024, Checkpointing: true},
+		{Kind: Train, Precision: FP32, Optimizer: Adafactor, SeqLen: 512, PipelineParallel: 2},
+		{Kind: LoRA, SeqLen: 1024},
+		{Kind: QLoRA, SeqLen: 1024, Checkpointing: true},
+		{Kind: Inference, SeqLen: 256, MicroBatch: 4},
+		{Kind: Serve, MaxModelLen: 512},
+	}
+	for _, m := range c.Models() {
+		for _, w := range kinds {
+			if m.Encoder && w.Kind == Serve {
+				continue
+			}
+			e, err := EstimateMemory(m, h200, w)
+			if err != nil {
+				t.Errorf("%s %s: %v", m.ID, w.Kind, err)
+				continue
+			}
+			b := e.PerGPU
+			for name, v := range map[string]int64{"weights": b.Weights, "gradients": b.Gradients,
+				"optimizer": b.OptimizerStates, "activations": b.Activations, "kv": b.KVCache, "overhead": b.Overhead} {
+				if v < 0 {
+					t.Errorf("%s %s: %s = %d", m.ID, w.Kind, name, v)
+				}
+			}
+			if b.Weights == 0 || b.Total <= 0 {
+				t.Errorf("%s %s: empty estimate %+v", m.ID, w.Kind, b)
+			}
+			if (w.Kind == Train || w.Kind == LoRA || w.Kind == QLoRA) && b.Activations == 0 {
+				t.Errorf("%s %s: no activations", m.ID, w.Kind)
+			}
+		}
+	}
+}

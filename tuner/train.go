@@ -29,7 +29,9 @@ type stateBytes struct {
 // 1-byte states (bitsandbytes; memory-model.md §3.2: 2 B/param); Adafactor
 // factored second moments, a row and a column vector per weight matrix and a
 // full vector for the rest, no first moment (HF Adafactor default beta1=None),
-// as factoredFraction elements per parameter.
+// as factoredFraction elements per parameter (transformers' Adafactor
+// defaults; the HF single-GPU guide: "stores aggregated information (row and
+// column-wise sums of the rolling averages)", perf_train_gpu_one.md).
 func trainStateBytes(p Precision, o Optimizer, factoredFraction float64) stateBytes {
 	var s stateBytes
 	stateElem := 4.0
@@ -168,7 +170,9 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 	live := sb.gathered * float64(largest) / float64(r.TensorParallel)
 	if stage == 3 {
 		weights = weights/n + live
-		grads += live
+		if r.Kind == Train {
+			grads += live // a frozen base has no gradients to gather
+		}
 	}
 	if r.Precision == AMP && stage < 3 && r.Kind == Train {
 		// autocast caches 16-bit copies of the weights for the forward pass.
@@ -224,7 +228,9 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 		}
 	}
 	if r.Kind == QLoRA {
-		// bitsandbytes dequantizes a whole 4-bit matrix to 16 bits for each matmul.
+		// bitsandbytes dequantizes a whole 4-bit matrix to 16 bits for each
+		// matmul with more than one token (our reading of MatMul4Bit in
+		// bitsandbytes/autograd/_functions.py): one largest layer of scratch.
 		e.addOverhead("4-bit dequantization buffer", 2*m.LargestLinearParams()/int64(r.TensorParallel))
 	}
 	e.Host = hostBytes(e, m, r)
