@@ -24,6 +24,9 @@ var ErrUnsafe = errors.New("cannot place the fix safely")
 // --no-<name> for options that are on by default. name "model" changes the
 // model. No edits and no error means nothing needs to change.
 func (c *Command) SetFlag(name, value string) ([]finding.Edit, error) {
+	if err := c.editable(); err != nil {
+		return nil, err
+	}
 	canon := CanonicalName(name)
 	if canon == "model" && c.modelIt >= 0 {
 		return c.replaceItem(c.items[c.modelIt], value)
@@ -48,6 +51,9 @@ func (c *Command) SetFlag(name, value string) ([]finding.Edit, error) {
 // --no- form included) with its values. No edits and no error means the
 // flag is absent.
 func (c *Command) RemoveFlag(name string) ([]finding.Edit, error) {
+	if err := c.editable(); err != nil {
+		return nil, err
+	}
 	canon := CanonicalName(name)
 	var edits []finding.Edit
 	for i, f := range c.Flags {
@@ -61,6 +67,15 @@ func (c *Command) RemoveFlag(name string) ([]finding.Edit, error) {
 		edits = append(edits, e...)
 	}
 	return edits, nil
+}
+
+// editable refuses edits to a script whose quoting is broken: where a new
+// word would land is not knowable.
+func (c *Command) editable() error {
+	if c.script >= 0 && c.lexErr != nil {
+		return fmt.Errorf("edit the script: %v: %w", c.lexErr, ErrUnsafe)
+	}
+	return nil
 }
 
 func (c *Command) setBool(opt Option, value string) ([]finding.Edit, error) {
@@ -116,7 +131,7 @@ func (c *Command) replaceValue(idx int, value string) ([]finding.Edit, error) {
 	if first.tok < 0 || first.arg != last.arg {
 		return nil, fmt.Errorf("set --%s: its values are separate list items: %w", c.Flags[idx].Name, ErrUnsafe)
 	}
-	return c.replaceRaw(first.arg, first.rs, last.re, shellQuote(value))
+	return c.replaceRaw(first.arg, first.rs, last.re, shellQuote(value), value)
 }
 
 // replaceItem rewrites one whole argument: a shell word (keeping its shell
@@ -124,7 +139,7 @@ func (c *Command) replaceValue(idx int, value string) ([]finding.Edit, error) {
 func (c *Command) replaceItem(it item, value string) ([]finding.Edit, error) {
 	if it.tok >= 0 {
 		old := c.args[it.arg].Text[it.rs:it.re]
-		return c.replaceRaw(it.arg, it.rs, it.re, shellQuoteLike(value, old))
+		return c.replaceRaw(it.arg, it.rs, it.re, shellQuoteLike(value, old), value)
 	}
 	a := c.args[it.arg]
 	if c.maps[it.arg] == nil {
@@ -144,16 +159,17 @@ func (c *Command) replaceInline(it item, valStart int, value string) ([]finding.
 	if it.tok < 0 {
 		return c.replaceRaw(it.arg, from, it.re, value)
 	}
+	want := it.text[:valStart] + value
 	script := c.args[it.arg].Text
 	old := script[from:it.re]
 	if ws, err := lexShell(old); err == nil && len(ws) == 1 && !ws[0].Op && ws[0].Text == it.text[valStart:] {
-		return c.replaceRaw(it.arg, from, it.re, shellQuoteLike(value, old))
+		return c.replaceRaw(it.arg, from, it.re, shellQuoteLike(value, old), want)
 	}
 	if old == "" {
-		return c.replaceRaw(it.arg, from, it.re, shellQuote(value))
+		return c.replaceRaw(it.arg, from, it.re, shellQuote(value), want)
 	}
 	// Quotes straddle the "=": rewrite the whole word.
-	return c.replaceRaw(it.arg, it.rs, it.re, shellQuote(it.text[:valStart]+value))
+	return c.replaceRaw(it.arg, it.rs, it.re, shellQuote(want), want)
 }
 
 // insertValue adds a value to a flag written without one.
@@ -162,7 +178,7 @@ func (c *Command) insertValue(idx int, value string) ([]finding.Edit, error) {
 	if it.tok < 0 {
 		return nil, fmt.Errorf("set --%s: cannot add a value inside a list: %w", c.Flags[idx].Name, ErrUnsafe)
 	}
-	return c.replaceRaw(it.arg, it.re, it.re, " "+shellQuote(value))
+	return c.replaceRaw(it.arg, it.re, it.re, " "+shellQuote(value), value)
 }
 
 // rename rewrites a flag's name (for --x ⇄ --no-x).
@@ -172,13 +188,19 @@ func (c *Command) rename(idx int, spelled string) ([]finding.Edit, error) {
 	if c.info[idx].valStart >= 0 {
 		end = c.info[idx].valStart - 1
 	}
-	return c.replaceRaw(it.arg, it.offs[0], it.offs[end-1]+1, spelled)
+	return c.replaceRaw(it.arg, it.offs[0], it.offs[end-1]+1, spelled, spelled+it.text[end:])
 }
 
 // replaceRaw replaces bytes [from, to) of args[arg].Text as written with
 // text (already shell-quoted where needed), encoding it for the scalar's
-// YAML style.
-func (c *Command) replaceRaw(arg, from, to int, text string) ([]finding.Edit, error) {
+// YAML style. In a script, want lists the words the edited region must
+// read as afterwards.
+func (c *Command) replaceRaw(arg, from, to int, text string, want ...string) ([]finding.Edit, error) {
+	if arg == c.script {
+		if err := c.checkScript(from, to, text, want); err != nil {
+			return nil, err
+		}
+	}
 	s := c.contSpan(arg, from, to)
 	if !s.Exact {
 		return nil, fmt.Errorf("edit %q: its position in the file is not exact: %w", c.args[arg].Text, ErrUnsafe)
@@ -211,16 +233,23 @@ func (c *Command) equalsStyle() bool {
 // add appends a flag (with a value when withValue) after the invocation's
 // last word.
 func (c *Command) add(flag, value string, withValue bool) ([]finding.Edit, error) {
+	if n := len(c.Flags); n > 0 && strings.Contains(c.Flags[n-1].Name, ".") && !c.Flags[n-1].HasValue {
+		return nil, fmt.Errorf("add %s: %s lacks its value and would take the new flag: %w", flag, c.Flags[n-1].Spelled, ErrUnsafe)
+	}
+	if c.endOpts >= 0 && c.script < 0 {
+		return nil, fmt.Errorf("add %s: a \"--\" ends the options inside the list: %w", flag, ErrUnsafe)
+	}
 	if c.script >= 0 {
-		text := flag
-		if withValue {
-			sep := " "
-			if c.equalsStyle() {
-				sep = "="
-			}
-			text += sep + shellQuote(value)
+		text, want := flag, []string{flag}
+		switch {
+		case withValue && c.equalsStyle():
+			text += "=" + shellQuote(value)
+			want = []string{flag + "=" + value}
+		case withValue:
+			text += " " + shellQuote(value)
+			want = append(want, value)
 		}
-		return c.insertShell(text)
+		return c.insertShell(text, want)
 	}
 	l := 1
 	if c.hasTail && c.tail.arg < c.nCommand {
@@ -241,7 +270,7 @@ func (c *Command) add(flag, value string, withValue bool) ([]finding.Edit, error
 // insertShell inserts text after the last word of the invocation's
 // script, separated the way the script separates its flags: a space, a
 // folded line at the same indentation, or " \" and a new line.
-func (c *Command) insertShell(text string) ([]finding.Edit, error) {
+func (c *Command) insertShell(text string, want []string) ([]finding.Edit, error) {
 	arg := c.script
 	a := c.args[arg]
 	if c.maps[arg] == nil {
@@ -251,11 +280,25 @@ func (c *Command) insertShell(text string) ([]finding.Edit, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.hasTail {
+	at, before, after := 0, "", ""
+	switch {
+	case c.endOpts >= 0: // before the "--" that ends the options
+		at, after = c.items[c.endOpts].rs, " "
+	case c.hasTail:
+		at, before = c.tail.re, " "
+	}
+	if err := c.checkScript(at, at, before+text+after, want); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.endOpts >= 0:
+		p := c.maps[arg].start[at]
+		return c.edit(p, p, enc+" "), nil
+	case !c.hasTail:
 		p := c.insertPos(arg, 0)
 		return c.edit(p, p, enc), nil
 	}
-	p := c.insertPos(arg, c.tail.re)
+	p := c.insertPos(arg, at)
 	return c.edit(p, p, c.separator()+enc), nil
 }
 
@@ -349,12 +392,18 @@ func (c *Command) removeWords(first, last item) ([]finding.Edit, error) {
 	if c.maps[arg] == nil {
 		return nil, fmt.Errorf("remove %q: the script's position in the file is not exact: %w", first.text, ErrUnsafe)
 	}
-	start, end := c.insertPos(arg, first.rs), c.insertPos(arg, last.re)
+	from, to := first.rs, last.re
+	start, end := c.insertPos(arg, from), c.insertPos(arg, to)
 	switch {
 	case first.tok > 0:
-		start = c.insertPos(arg, c.toks[first.tok-1].End)
+		from = c.toks[first.tok-1].End
+		start = c.insertPos(arg, from)
 	case last.tok+1 < len(c.toks):
-		end = c.maps[arg].start[c.toks[last.tok+1].Start]
+		to = c.toks[last.tok+1].Start
+		end = c.maps[arg].start[to]
+	}
+	if err := c.checkScript(from, to, "", nil); err != nil {
+		return nil, err
 	}
 	return c.edit(start, end, ""), nil
 }

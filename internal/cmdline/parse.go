@@ -119,6 +119,7 @@ func (c *Command) parse(its []item, allowModel bool) {
 		t := its[i].text
 		switch {
 		case t == "--":
+			c.endOpts = i
 			for _, it := range its[i+1:] {
 				c.addWord(it)
 			}

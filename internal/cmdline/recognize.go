@@ -113,12 +113,14 @@ type Command struct {
 	info     []flagInfo
 	script   int       // index into args of the shell script; -1 for argv
 	toks     []lexWord // the script's tokens (script >= 0)
+	lexErr   error     // the script's quoting is broken: no edits
 	modelIt  int       // item index of the positional model; -1
+	endOpts  int       // item index of a "--" ending the options; -1
 	// tail is the last word of the whole invocation, launcher included;
 	// new flags go after it. hasTail is false for an image run without
 	// args.
-	tail    item
-	hasTail bool
+	head, tail item
+	hasTail    bool
 }
 
 // item is one argument of the vLLM invocation: an argv element or a word
@@ -186,15 +188,16 @@ func ParseArgList(file string, args []Arg, list ListAppender) *Command {
 	return c
 }
 
-// ParseFlagString parses flags written as one shell-quoted string, such as
-// the value of the VLLM_ADDITIONAL_ARGS environment variable. The result is
-// never nil.
+// ParseFlagString parses flags written as one string, such as the value of
+// the VLLM_ADDITIONAL_ARGS environment variable. The string is split into
+// words with shell quoting, as `eval` would read it; operators and line
+// breaks only separate words. The result is never nil.
 func ParseFlagString(file string, arg Arg) *Command {
 	c := newCommand(file, []Arg{arg})
 	c.Launch = LaunchFlags
 	c.Shell = true
 	c.script = 0
-	c.toks, _ = lexShell(arg.Text)
+	c.toks, c.lexErr = lexShell(arg.Text)
 	var its []item
 	for i := range c.toks {
 		if !c.toks[i].Op {
@@ -207,7 +210,7 @@ func ParseFlagString(file string, arg Arg) *Command {
 }
 
 func newCommand(file string, args []Arg) *Command {
-	c := &Command{File: file, args: args, script: -1, modelIt: -1}
+	c := &Command{File: file, args: args, script: -1, modelIt: -1, endOpts: -1}
 	c.maps = make([]*posMap, len(args))
 	for i, a := range args {
 		c.maps[i] = a.positions()
@@ -217,8 +220,19 @@ func newCommand(file string, args []Arg) *Command {
 
 func (c *Command) setTail(its []item) {
 	if len(its) > 0 {
-		c.tail, c.hasTail = its[len(its)-1], true
+		c.head, c.tail, c.hasTail = its[0], its[len(its)-1], true
 	}
+}
+
+// Extent covers the whole invocation as written, from its first word (the
+// launcher, or the first flag of a flag list) to its last. It is the zero
+// Span for an image run without args.
+func (c *Command) Extent() Span {
+	if !c.hasTail {
+		return Span{}
+	}
+	a, b := c.itemSpan(c.head), c.itemSpan(c.tail)
+	return Span{Start: a.Start, End: b.End, Exact: a.Exact && b.Exact}
 }
 
 func (c *Command) argvItems() []item {
@@ -254,7 +268,7 @@ func (c *Command) recognizeArgv(argv []item) bool {
 		return false
 	}
 	c.Launch = launch
-	c.setTail(argv)
+	c.setTail(argv[k:])
 	c.parse(argv[k+rest:], launch == LaunchServe)
 	return true
 }
@@ -262,7 +276,7 @@ func (c *Command) recognizeArgv(argv []item) bool {
 // recognizeScript tokenizes args[arg] as a shell script and parses the
 // first simple command that launches vLLM.
 func (c *Command) recognizeScript(arg int) bool {
-	c.toks, _ = lexShell(c.args[arg].Text)
+	c.toks, c.lexErr = lexShell(c.args[arg].Text)
 	for _, cmd := range simpleCommands(c.toks) {
 		words := make([]item, len(cmd))
 		for i, t := range cmd {
@@ -279,11 +293,11 @@ func (c *Command) recognizeScript(arg int) bool {
 		c.Launch = launch
 		c.Shell = true
 		c.script = arg
-		c.setTail(words)
+		c.setTail(words[k:])
 		c.parse(words[k+rest:], launch == LaunchServe)
 		return true
 	}
-	c.toks = nil
+	c.toks, c.lexErr = nil, nil
 	return false
 }
 
@@ -345,8 +359,9 @@ func shellScript(ws []item) int {
 				return k + 1
 			}
 			return -1
-		case t == "-o" || t == "+o" || t == "-O" || t == "+O":
-			k++ // option name follows
+		case t == "-o" || t == "+o" || t == "-O" || t == "+O" || t == "--rcfile" || t == "--init-file":
+			k++ // an argument follows
+		case strings.HasPrefix(t, "--"): // --login, --norc, ...
 		case len(t) > 1 && (t[0] == '-' || t[0] == '+'):
 			hasC = hasC || (t[0] == '-' && strings.ContainsRune(t[1:], 'c'))
 		default:

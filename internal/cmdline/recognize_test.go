@@ -199,6 +199,16 @@ func TestRecognize(t *testing.T) {
 			yaml: "command: [vllm, serve, m, --enforce-eager, extra]\n",
 			want: "vllm serve|m|enforce-eager|extra|",
 		},
+		{
+			name: "long shell options before -c",
+			yaml: "command: [bash, --login, -c, 'vllm serve m']\n",
+			want: "sh:vllm serve|m|||",
+		},
+		{
+			name: "multi-valued flag stops at an expansion",
+			yaml: "command: [sh, -c, 'vllm serve m --served-model-name a $EXTRA']\n",
+			want: "sh:vllm serve|m|served-model-name=a||$EXTRA",
+		},
 		{name: "LWS ray worker", yaml: "image: vllm/vllm-openai:v0.8.5\ncommand: [sh, -c, \"bash /vllm-workspace/examples/online_serving/multi-node-serving.sh worker --ray_address=$(LWS_LEADER_ADDRESS)\"]\n", want: "<nil>"},
 		{name: "preStop metrics loop", yaml: "command: [/bin/sh, -c, \"RUNNING=$(curl -s http://localhost:8000/metrics | grep 'vllm:num_requests_running')\"]\n", want: "<nil>"},
 		{name: "vllm mock app", yaml: "image: aibrix/vllm-mock:nightly\ncommand: [python3, app.py, --api_key, k]\n", want: "<nil>"},
@@ -216,6 +226,24 @@ func TestRecognize(t *testing.T) {
 				t.Errorf("summary (-want +got):\n%s", diff)
 			}
 			checkSpans(t, f, c)
+		})
+	}
+}
+
+func TestExtent(t *testing.T) {
+	tests := []struct{ name, yaml, want string }{
+		{"script", "command: [sh, -c, 'cd /x && exec vllm serve m --port 1 > /log; echo']\n", "vllm serve m --port 1"},
+		{"argv over two lists", "command: [python3, -m, vllm.entrypoints.openai.api_server]\nargs: [--model, m]\n", "python3, -m, vllm.entrypoints.openai.api_server]\nargs: [--model, m"},
+		{"folded script", "command: [sh, -c]\nargs:\n  - >\n    vllm serve m\n    --port 1\n", "vllm serve m\n    --port 1"},
+		{"image without args", "image: vllm/vllm-openai\n", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, f := recognizeYAML(t, tc.yaml)
+			s := c.Extent()
+			if got := string(f.src[s.Start:s.End]); got != tc.want || (tc.want != "" && !s.Exact) {
+				t.Errorf("Extent = %+v %q, want %q", s, got, tc.want)
+			}
 		})
 	}
 }

@@ -156,3 +156,66 @@ func FuzzScalarArg(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRecognizeScript puts a script into a `sh -c` container in each YAML
+// style and checks that whatever is recognised has in-bounds spans and
+// that setting and removing a flag keeps the file valid and takes effect.
+func FuzzRecognizeScript(f *testing.F) {
+	for _, s := range []string{
+		"vllm serve m --port 8000",
+		"ulimit -n 1; $RAY; vllm serve m --tensor-parallel-size 16 --distributed-executor-backend ray",
+		"vllm serve \\\n  --host \"0.0.0.0\" \\\n  --kv-transfer-config '{\"kv_connector\":\"N\"}' \\\n  --tensor-parallel-size=2\n",
+		"python3 -m vllm.entrypoints.openai.api_server --port 8080 --model m --pipeline_parallel_size 2",
+		"vllm serve /mnt/models\n--served-model-name \"{{ .Spec.Model.Name }}\"\n--disable-log-requests\n$VLLM_ADDITIONAL_ARGS\n",
+	} {
+		f.Add(s, uint8(3))
+	}
+	styles := []yaml.Style{0, yaml.DoubleQuotedStyle, yaml.SingleQuotedStyle, yaml.LiteralStyle, yaml.FoldedStyle}
+	f.Fuzz(func(t *testing.T, script string, style uint8) {
+		if strings.ContainsRune(script, 0) || strings.ToValidUTF8(script, "") != script {
+			return
+		}
+		n := &yaml.Node{Kind: yaml.ScalarNode, Value: script, Style: styles[int(style)%len(styles)]}
+		cmd := &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "sh"}, {Kind: yaml.ScalarNode, Value: "-c"}, n}}
+		doc := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "command"}, cmd}}
+		out, err := yaml.Marshal(doc)
+		if err != nil {
+			return
+		}
+		yf := newYFile("c.yaml", out)
+		docs, err := yf.docs()
+		if err != nil || len(docs) == 0 || seqOf(docs[0].Content[0], "command") == nil {
+			return
+		}
+		c := Recognize(yf.container(docs[0].Content[0]))
+		if c == nil {
+			return
+		}
+		for _, fl := range c.Flags {
+			for _, s := range []Span{fl.NameSpan, fl.ValueSpan} {
+				if s.Start < 0 || s.End > len(out) || s.Start > s.End {
+					t.Fatalf("span %+v out of bounds", s)
+				}
+			}
+		}
+		for _, o := range []op{{true, "max-num-seqs", "7"}, {true, "enforce-eager", "true"}, {false, "port", ""}} {
+			edits, err := o.run(c)
+			if err != nil || len(edits) == 0 {
+				continue
+			}
+			fixed := applyEdits(t, out, edits)
+			f2 := newYFile("c.yaml", fixed)
+			d2, err := f2.docs()
+			if err != nil || len(d2) == 0 {
+				t.Fatalf("%v broke the YAML: %v\n%s\n->\n%s", o, err, out, fixed)
+			}
+			c2 := Recognize(f2.container(d2[0].Content[0]))
+			if c2 == nil {
+				t.Fatalf("%v: not recognised after the edit\n%s\n->\n%s", o, out, fixed)
+			}
+			if o.set && c2.Config()[CanonicalName(o.name)] == nil {
+				t.Fatalf("%v did not take\n%s\n->\n%s", o, out, fixed)
+			}
+		}
+	})
+}

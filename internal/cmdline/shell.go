@@ -142,6 +142,11 @@ loop:
 				add(i)
 				i++
 			case s[i+1] == '\n':
+				// A continuation joins the word with what follows, unless
+				// nothing of the word follows: then the word ends here.
+				if i+2 >= len(s) || strings.IndexByte(" \t\r\n&|;()<>", s[i+2]) >= 0 {
+					break loop
+				}
 				i += 2
 			default:
 				add(i + 1)
