@@ -109,6 +109,10 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	if mnbt < mns {
 		return fmt.Errorf("max_num_batched_tokens (%d) must be greater than or equal to max_num_seqs (%d)", mnbt, mns)
 	}
+	// Weights split evenly over TP × PP ranks (memory-model.md §5.6): vLLM
+	// shards the embedding and lm_head by vocabulary and the layers by TP and
+	// PP; the replicated norms are a few MB, and uneven PP splits of layers
+	// are ignored.
 	shard := int64(r.modelShard)
 	weights := weightBytes(m, f) / shard
 	// The profile run's peak is the larger of the forward pass over
