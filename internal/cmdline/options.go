@@ -53,9 +53,11 @@ type Option struct {
 // EngineArgs fields, aliases -dcp -dpn -dpr -dpl -dpa -dpp -dpb, and the
 // human_readable_ints set), vllm/utils/argparse_utils.py @ 00da11e (-O
 // rewrites to --optimization-level) and vllm/entrypoints/openai/cli_args.py
-// (frontend options). Removed and deprecated options stay in the table so
-// old manifests parse; the schema layer decides what to say about them.
-// Sorted by name.
+// (frontend options). -ep, -pcp and -asc are as vllm.md lists (-ep) or as
+// third-party tools that mirror vLLM's parser spell them (-pcp, -asc; not
+// checked against vLLM's own source). Removed and deprecated options stay
+// in the table so old manifests parse; the schema layer decides what to
+// say about them. Sorted by name.
 var options = []Option{
 	{Name: "additional-config", Type: TypeJSON},
 	{Name: "aggregate-engine-logging", Type: TypeBool},
