@@ -113,6 +113,8 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root.SetErr(f.IO.ErrOut)
 	root.AddCommand(
 		NewCmdLint(f, nil),
+		NewCmdFix(f, nil),
+		NewCmdEstimate(f, nil),
 		NewCmdVersion(f),
 	)
 	return root

@@ -82,8 +82,10 @@ func (r *TargetResolver) gpu(name string) (tuner.ProductLabel, bool) {
 	return r.cat.ParseProductLabel(name)
 }
 
-// model finds a catalog model, or reads a local directory holding a
+// Model finds a catalog model, or reads a local directory holding a
 // Hugging Face config.json. strict makes an unknown id an error.
+func (r *TargetResolver) Model(id string, strict bool) (*tuner.Model, error) { return r.model(id, strict) }
+
 func (r *TargetResolver) model(id string, strict bool) (*tuner.Model, error) {
 	if m, ok := r.cat.Model(id); ok {
 		return m, nil

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gpulint/gpulint/internal/edit"
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/lint"
+	"github.com/gpulint/gpulint/internal/report"
+)
+
+// FixOptions are `gpulint fix`'s flags and dependencies.
+type FixOptions struct {
+	Factory *Factory
+	Paths   []string
+	Write   bool
+	Tune    bool
+	FailOn  string
+	Color   string
+	Workers int
+	Target  TargetFlags
+}
+
+// NewCmdFix builds `gpulint fix`.
+func NewCmdFix(f *Factory, runF func(*FixOptions) error) *cobra.Command {
+	opts := &FixOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "fix [PATH...]",
+		Short: "Apply the suggested fixes (a diff by default; --write to change files)",
+		Long: `Apply the fixes of the findings gpulint reports. By default prints a unified
+diff; --write changes the files in place, atomically, keeping each file's mode.
+--tune also applies the tuner's sizing (batch, ZeRO stage, tensor parallelism,
+MIG profile); plain fix applies rule fixes only.
+
+Each fixed file is linted again: if a fixed finding is still reported or the
+result does not parse, nothing is written for that file and the reason is
+printed. Exit codes as lint, for the findings that remain.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			if len(opts.Paths) == 0 {
+				opts.Paths = []string{"."}
+			}
+			lo := LintOptions{Format: "text", FailOn: opts.FailOn, Color: opts.Color, Workers: opts.Workers, Target: opts.Target}
+			if err := lo.validate(); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runFix(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.Write, "write", "w", false, "write the fixed files instead of printing a diff")
+	cmd.Flags().BoolVar(&opts.Tune, "tune", false, "also apply the tuner's sizing proposals")
+	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 when findings at or above this level remain: error, warning, info, never")
+	cmd.Flags().StringVar(&opts.Color, "color", "auto", "color output: auto, always, never")
+	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "files checked at once (default: number of CPUs)")
+	opts.Target.register(cmd)
+	return cmd
+}
+
+func runFix(ctx context.Context, o *FixOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ios := o.Factory.IO
+	ios.SetColorMode(o.Color)
+	l, files, _, err := prepareRun(o.Factory, o.Paths, o.Target, o.Workers)
+	if err != nil {
+		return err
+	}
+	res, err := l.Run(ctx, files)
+	if err != nil {
+		return err
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("working directory: %w", err)
+	}
+	var remaining []finding.Finding
+	var diffs strings.Builder
+	fixedFiles, fixedFindings := 0, 0
+	for _, fr := range res.Files {
+		out, err := l.Fix(ctx, fr, o.Tune)
+		if err != nil {
+			return err
+		}
+		for _, s := range out.Skipped {
+			fmt.Fprintf(ios.ErrOut, "gpulint: %s\n", s)
+		}
+		if out.Refused != "" {
+			fmt.Fprintf(ios.ErrOut, "gpulint: %s: %s\n", fr.Path, out.Refused)
+		}
+		remaining = append(remaining, out.Remaining...)
+		if !out.Changed() {
+			continue
+		}
+		fixedFiles++
+		fixedFindings += len(out.Applied)
+		if !o.Write {
+			name := filepath.ToSlash(fr.Path)
+			diffs.WriteString(edit.Unified("a/"+name, "b/"+name, out.Old, out.New, 3))
+			continue
+		}
+		if err := edit.WriteFile(writeRoot(root, fr.Path), fr.Path, out.New); err != nil {
+			fmt.Fprintf(ios.ErrOut, "gpulint: %s: not written: %v\n", fr.Path, err)
+			remaining = append(remaining, fr.Findings...)
+			continue
+		}
+	}
+	remaining = finding.Sort(remaining)
+	if !o.Write {
+		if _, err := fmt.Fprint(ios.Out, diffs.String()); err != nil {
+			return fmt.Errorf("write diff: %w", err)
+		}
+	} else {
+		in := reportInput(&lint.Result{Files: res.Files, Findings: remaining})
+		if err := report.Text(ios.Out, in, report.Options{Color: ios.ColorEnabled()}); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+	}
+	verb := "would fix"
+	if o.Write {
+		verb = "fixed"
+	}
+	fmt.Fprintf(ios.ErrOut, "gpulint: %s %d %s in %d %s\n", verb, fixedFindings, plural(fixedFindings, "finding", "findings"), fixedFiles, plural(fixedFiles, "file", "files"))
+	failOn, _ := finding.ParseSeverity(o.FailOn)
+	if failOn != finding.SeverityNone && finding.Worst(remaining) >= failOn {
+		return findingsError{}
+	}
+	return nil
+}
+
+// writeRoot is the directory a fix may write under: the working directory
+// for files inside it, else the file's own directory. Symlinks leading out
+// of it are refused by edit.WriteFile.
+func writeRoot(wd, path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Dir(path)
+	}
+	if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
+		return wd
+	}
+	return filepath.Dir(abs)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
