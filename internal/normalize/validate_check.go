@@ -374,23 +374,28 @@ func (c *valueCheck) describe() string {
 			}
 		}
 		var parts []string
+		for _, a := range rest {
+			parts = append(parts, a.describe())
+		}
 		if len(lits) > 0 {
 			s, _ := describeLiterals(lits)
 			parts = append(parts, s)
-		}
-		for _, a := range rest {
-			parts = append(parts, a.describe())
 		}
 		return strings.Join(slices.Compact(parts), " or ")
 	case checkAnd:
 		var kind string
 		var rest []string
+		bounded := false
 		for _, a := range c.flatAnd(nil) {
 			if a.op == checkKind && kind == "" {
 				kind = kindWords(a.kinds)
 				continue
 			}
+			bounded = bounded || a.op == checkBound
 			rest = append(rest, a.describe())
+		}
+		if kind == "" && bounded {
+			kind = "a number"
 		}
 		return strings.TrimSpace(kind + " " + strings.Join(rest, " and "))
 	}

@@ -53,6 +53,7 @@ func (p *schemaPlan) delegate(n *schemaNode, m map[string]any, path []any) []Vio
 	for _, e := range errors.Errors(err) {
 		rel = append(rel, cueViolation(e, doc))
 	}
+	rel = deepestViolations(rel)
 	p.file.mu.Unlock()
 	if jerr == nil {
 		p.delMu.Lock()
@@ -62,6 +63,28 @@ func (p *schemaPlan) delegate(n *schemaNode, m map[string]any, path []any) []Vio
 		p.delMu.Unlock()
 	}
 	return rebase(rel, path)
+}
+
+// deepestViolations drops CUE's echoes of an error further up the tree: a
+// failing field inside a disjunction ("T | null") also fails each
+// alternative, reported at the parent as "empty disjunction" and
+// "conflicting values". Only violations with no deeper one below them are
+// kept.
+func deepestViolations(vs []Violation) []Violation {
+	var out []Violation
+	for i, v := range vs {
+		deeper := false
+		for j, w := range vs {
+			if i != j && len(w.Path) > len(v.Path) && comparePaths(w.Path[:len(v.Path)], v.Path) == 0 {
+				deeper = true
+				break
+			}
+		}
+		if !deeper {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func rebase(rel []Violation, path []any) []Violation {

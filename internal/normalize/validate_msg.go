@@ -41,8 +41,11 @@ func (w *walker) badScalar(desc string, c *valueCheck, fc fieldCtx, v any) {
 			}
 			break
 		}
-		if s := didYouMean(x, c.stringLiterals(nil)); s != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		// With a single allowed string the message already says it.
+		if lits := c.stringLiterals(nil); len(lits) > 1 {
+			if s := didYouMean(x, lits); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
 		}
 	}
 	w.emit(sev, msg)
@@ -131,26 +134,30 @@ func foldName(s string) string {
 	return strings.NewReplacer("-", "", "_", "").Replace(strings.ToLower(s))
 }
 
-// editDistance is the Levenshtein distance between a and b (bytes).
+// editDistance is the optimal-string-alignment distance between a and b
+// (bytes): insertions, deletions, substitutions and transpositions of
+// adjacent bytes cost 1 each.
 func editDistance(a, b string) int {
-	if len(a) > len(b) {
-		a, b = b, a
+	rows := make([][]int, len(a)+1)
+	for i := range rows {
+		rows[i] = make([]int, len(b)+1)
+		rows[i][0] = i
 	}
-	prev := make([]int, len(a)+1)
-	cur := make([]int, len(a)+1)
-	for i := range prev {
-		prev[i] = i
+	for j := range rows[0] {
+		rows[0][j] = j
 	}
-	for j := 1; j <= len(b); j++ {
-		cur[0] = j
-		for i := 1; i <= len(a); i++ {
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[i] = min(prev[i]+1, cur[i-1]+1, prev[i-1]+cost)
+			d := min(rows[i-1][j]+1, rows[i][j-1]+1, rows[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d = min(d, rows[i-2][j-2]+1)
+			}
+			rows[i][j] = d
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(a)]
+	return rows[len(a)][len(b)]
 }

@@ -151,6 +151,12 @@ func (p *schemaPlan) build(v cue.Value, depth int) (*schemaNode, error) {
 	if ev.Err() != nil {
 		return &schemaNode{kind: nodeNever, val: ev, desc: "nothing"}, nil
 	}
+	// Prefer the alternatives as written (references, not evaluated
+	// structs): a delegated struct must be unified unevaluated for its
+	// comprehensions to see the document.
+	if op, args := v.Expr(); op == cue.OrOp && len(args) > 1 {
+		return p.buildUnion(ev, args, depth)
+	}
 	if op, args := ev.Expr(); op == cue.OrOp && len(args) > 1 {
 		return p.buildUnion(ev, args, depth)
 	}

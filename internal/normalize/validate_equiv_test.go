@@ -1,0 +1,209 @@
+package normalize
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"cuelang.org/go/cue"
+)
+
+// The validator derives Go checks from the compiled CUE. These tests hold
+// the derivation to the CUE semantics: every leaf check must agree with CUE
+// on a set of probe values, and every test and corpus document must be
+// valid for the Go walk exactly when CUE accepts it.
+
+// loadAll forces every lazily loaded field of a plan and returns the nodes.
+func loadAll(t *testing.T, p *schemaPlan) []*schemaNode {
+	t.Helper()
+	var out []*schemaNode
+	seen := map[*schemaNode]bool{}
+	var visit func(n *schemaNode)
+	visit = func(n *schemaNode) {
+		if n == nil || seen[n] {
+			return
+		}
+		seen[n] = true
+		out = append(out, n)
+		for _, name := range slices.Sorted(mapsKeys(n.fields)) {
+			f := n.fields[name]
+			if err := p.load(f); err != nil {
+				t.Fatalf("%s: load %s: %v", p.name, f.name, err)
+			}
+			visit(f.node)
+		}
+		for _, pt := range n.patterns {
+			if err := p.load(pt.field); err != nil {
+				t.Fatalf("%s: load pattern %s: %v", p.name, pt.field.name, err)
+			}
+			visit(pt.field.node)
+		}
+		visit(n.elem)
+		for _, e := range n.prefix {
+			visit(e)
+		}
+		for _, a := range n.structAlts {
+			visit(a)
+		}
+		for _, a := range n.listAlts {
+			visit(a)
+		}
+		visit(n.leafAlt)
+	}
+	visit(p.root)
+	return out
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// probeValues are scalars worth trying against any constraint.
+func probeValues(c *valueCheck) []any {
+	probes := []any{nil, true, false, int64(-1), int64(0), int64(1), int64(2), int64(3), int64(4),
+		int64(7), int64(8), int64(16), int64(65535), int64(65536), int64(1e9), 0.5, 1.5, -0.5, 1e-5,
+		"", "auto", "none", "cpu", "nvme", "0", "0.8", "1", "1.0", "1.2", "+2", "32k", "8K", "-1", "v1",
+		"NO", "no", "yes", "all", "bf16", "fp16", "fp8", "30s", "1h30m", "1g.10gb", "1g.5gb+me",
+		"nvidia.com/gpu", "nvidia.com/" + strings.Repeat("x", 60), "amd.com/gpu", "x", "gfx942",
+		"h100-sxm", "AdamW", "adamw", "SGD"}
+	lits := c.stringLiterals(nil)
+	if len(lits) > 20 {
+		lits = lits[:20]
+	}
+	for _, l := range lits {
+		probes = append(probes, l, strings.ToUpper(l))
+	}
+	return probes
+}
+
+func TestChecksMatchCUE(t *testing.T) {
+	v := newTestValidator(t)
+	for _, s := range schemaNames() {
+		t.Run(s, func(t *testing.T) {
+			p, err := v.plan(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leaves := 0
+			for _, n := range loadAll(t, p) {
+				var c *valueCheck
+				val := n.val
+				switch {
+				case n.kind == nodeLeaf:
+					c = n.check
+				case n.kind == nodeUnion && n.leafAlt != nil:
+					c = n.leafAlt.check
+				default:
+					continue
+				}
+				leaves++
+				for _, probe := range probeValues(c) {
+					got := c.ok(p, probe)
+					p.file.mu.Lock()
+					want := val.Unify(p.file.ctx.Encode(probe)).Validate(cue.Concrete(true)) == nil
+					p.file.mu.Unlock()
+					if got != want {
+						t.Errorf("%s: Go check says %v for %s, CUE says %v (constraint %v)", s, got, renderValue(probe), want, val)
+					}
+				}
+			}
+			if leaves == 0 {
+				t.Errorf("%s: no leaf checks found", s)
+			}
+		})
+	}
+}
+
+// TestNoCUEFallbacks lists the leaf constraints the validator could not
+// translate and must ask CUE about at run time; the list is short and
+// deliberate.
+func TestNoCUEFallbacks(t *testing.T) {
+	v := newTestValidator(t)
+	var got []string
+	for _, s := range schemaNames() {
+		p, err := v.plan(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range loadAll(t, p) {
+			if n.kind == nodeLeaf && n.check.needsCUE() {
+				got = append(got, fmt.Sprintf("%s: %v", s, n.val))
+			}
+		}
+	}
+	slices.Sort(got)
+	got = slices.Compact(got)
+	want := []string{`device-plugin: =~"^nvidia\\.com/" & strings.MaxRunes(63)`}
+	if !slices.Equal(got, want) {
+		t.Errorf("leaves evaluated by CUE at run time:\n got %q\nwant %q", got, want)
+	}
+}
+
+// noteMessage matches the violations that report a key's presence
+// (deprecated or removed) rather than a schema error: CUE accepts those.
+var noteMessage = regexp.MustCompile(`^\S+ (is deprecated: |was removed in )`)
+
+func TestDocumentsMatchCUE(t *testing.T) {
+	v := newTestValidator(t)
+	type doc struct {
+		name, schema string
+		value        any
+	}
+	var docs []doc
+	for _, group := range [][]schemaCase{deepSpeedCases(), accelerateCases(), vllmCases(), kubernetesCases(), migCases(), projectCases()} {
+		for _, tc := range group {
+			docs = append(docs, doc{tc.name, tc.schema, parseYAML(t, tc.doc)})
+		}
+	}
+	for _, s := range benchSchemas() {
+		docs = append(docs, doc{"bench " + s, s, benchDoc(t, s)})
+	}
+	if _, err := os.Stat(corpusDir()); err == nil {
+		for _, kind := range []string{"deepspeed", "accelerate", "mig", "vllm"} {
+			entries, err := os.ReadDir(filepath.Join(corpusDir(), kind))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				data, err := os.ReadFile(filepath.Join(corpusDir(), kind, e.Name()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range corpusDocs(kind, e.Name(), data) {
+					docs = append(docs, doc{e.Name() + d.where, d.schema, d.doc})
+				}
+			}
+		}
+	}
+	for _, d := range docs {
+		vs, err := v.Validate(d.schema, d.value)
+		if err != nil {
+			t.Fatalf("%s: %v", d.name, err)
+		}
+		goValid := true
+		for _, x := range vs {
+			if !noteMessage.MatchString(x.Message) {
+				goValid = false
+			}
+		}
+		p, _ := v.plan(d.schema)
+		spec, _ := lookupSchema(d.schema)
+		p.file.mu.Lock()
+		root := p.file.val.LookupPath(cue.ParsePath(spec.def))
+		cerr := root.Unify(p.file.ctx.Encode(canonicalDoc(d.value))).Validate(cue.Concrete(true))
+		p.file.mu.Unlock()
+		if goValid != (cerr == nil) {
+			t.Errorf("%s (%s): Go walk valid=%v %q, CUE valid=%v: %v", d.name, d.schema, goValid, renderViolations(vs), cerr == nil, cerr)
+		}
+	}
+}
