@@ -115,6 +115,8 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdLint(f, nil),
 		NewCmdFix(f, nil),
 		NewCmdEstimate(f, nil),
+		NewCmdRules(f),
+		NewCmdExplain(f),
 		NewCmdVersion(f),
 	)
 	return root
