@@ -78,8 +78,12 @@ func TestCatalog(t *testing.T) {
 		t.Fatalf("catalog has %d rules, want the seed rules at least", len(cat.All()))
 	}
 	for _, r := range cat.All() {
-		if strings.HasPrefix(r.ID, "PARSE") || strings.HasPrefix(r.ID, "SCHEMA") {
-			continue
+		src, err := fs.ReadFile(policies.FS, r.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(src), "findings contains") {
+			continue // reported by Go code (parser, schemas, suppressions)
 		}
 		test := strings.TrimSuffix(r.File, ".rego") + "_test.rego"
 		if _, err := fs.Stat(policies.FS, test); err != nil {
