@@ -84,7 +84,9 @@ func (r *TargetResolver) gpu(name string) (tuner.ProductLabel, bool) {
 
 // Model finds a catalog model, or reads a local directory holding a
 // Hugging Face config.json. strict makes an unknown id an error.
-func (r *TargetResolver) Model(id string, strict bool) (*tuner.Model, error) { return r.model(id, strict) }
+func (r *TargetResolver) Model(id string, strict bool) (*tuner.Model, error) {
+	return r.model(id, strict)
+}
 
 func (r *TargetResolver) model(id string, strict bool) (*tuner.Model, error) {
 	if m, ok := r.cat.Model(id); ok {
