@@ -151,13 +151,13 @@ func (p *schemaPlan) build(v cue.Value, depth int) (*schemaNode, error) {
 	if ev.Err() != nil {
 		return &schemaNode{kind: nodeNever, val: ev, desc: "nothing"}, nil
 	}
-	// Prefer the alternatives as written (references, not evaluated
-	// structs): a delegated struct must be unified unevaluated for its
-	// comprehensions to see the document.
-	if op, args := v.Expr(); op == cue.OrOp && len(args) > 1 {
-		return p.buildUnion(ev, args, depth)
-	}
 	if op, args := ev.Expr(); op == cue.OrOp && len(args) > 1 {
+		// Prefer the alternatives as written (references, not evaluated
+		// structs): a delegated struct must be unified unevaluated for its
+		// comprehensions to see the document.
+		if vop, vargs := v.Expr(); vop == cue.OrOp && len(vargs) > 1 {
+			args = vargs
+		}
 		return p.buildUnion(ev, args, depth)
 	}
 	switch k := ev.IncompleteKind(); k {
