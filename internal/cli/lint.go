@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,12 +18,15 @@ import (
 	"github.com/gpulint/gpulint/internal/report"
 )
 
-// TargetFlags are the flags that name the target hardware and model.
+// TargetFlags are the flags that name the target hardware and model, the
+// project file, custom policies and the per-file time limit.
 type TargetFlags struct {
-	GPU    string
-	GPUs   int
-	Model  string
-	Config string
+	GPU      string
+	GPUs     int
+	Model    string
+	Config   string
+	Policies []string
+	Timeout  time.Duration
 }
 
 func (t *TargetFlags) register(cmd *cobra.Command) {
@@ -27,6 +34,8 @@ func (t *TargetFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&t.GPUs, "gpus", 0, "number of GPUs the job gets")
 	cmd.Flags().StringVar(&t.Model, "model", "", "model: a catalog id (meta-llama/Llama-3.1-8B) or a local directory with a Hugging Face config.json")
 	cmd.Flags().StringVar(&t.Config, "config", "", "project file to use instead of the .gpulint.yaml found above each file")
+	cmd.Flags().StringArrayVar(&t.Policies, "policy", nil, "directory of custom Rego policies (repeatable); they run in the same sandbox as the built-in rules")
+	cmd.Flags().DurationVar(&t.Timeout, "timeout", 10*time.Second, "stop evaluating one file after this long and report it")
 }
 
 // LintOptions are `gpulint lint`'s flags and dependencies.
@@ -104,21 +113,60 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	if err != nil {
 		return nil, nil, nil, &usageError{err}
 	}
-	lopts := lint.Options{GPU: t.GPU, GPUs: t.GPUs, Model: t.Model, Workers: workers}
+	lopts := lint.Options{GPU: t.GPU, GPUs: t.GPUs, Model: t.Model, Workers: workers, FileTimeout: t.Timeout}
+	policyDirs := append([]string(nil), t.Policies...)
 	if t.Config != "" {
 		p, err := lint.LoadProject(t.Config, deps.Validator)
 		if err != nil {
 			return nil, nil, nil, &usageError{err}
 		}
 		lopts.Project = p
+		policyDirs = append(policyDirs, p.PolicyDirs()...)
 	} else {
 		ps, err := lint.LoadProjects(files, deps.Validator)
 		if err != nil {
 			return nil, nil, nil, &usageError{err}
 		}
 		lopts.Projects = ps
+		policyDirs = append(policyDirs, ps.PolicyDirs()...)
+	}
+	if len(policyDirs) > 0 {
+		custom, err := withCustomPolicies(f, policyDirs)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		deps = custom
 	}
 	return lint.New(*deps, lopts), files, deps, nil
+}
+
+// withCustomPolicies compiles the built-in rules together with a team's
+// own. A custom policy that does not compile (a refused built-in such as
+// http.send or opa.runtime, a syntax error, incomplete metadata) is a
+// usage error naming the file and line.
+func withCustomPolicies(f *Factory, dirs []string) (*lint.Deps, error) {
+	var fss []fs.FS
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("policy directory %s: %w", d, err)}
+		}
+		if seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		st, err := os.Stat(abs)
+		if err != nil || !st.IsDir() {
+			return nil, &usageError{fmt.Errorf("policy directory %s: not a directory", d)}
+		}
+		fss = append(fss, os.DirFS(abs))
+	}
+	d, err := lint.BuildDeps(f.Assets.Policies, f.Assets.Schemas, fss...)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("custom policies: %w", err)}
+	}
+	return &d, nil
 }
 
 func runLint(ctx context.Context, o *LintOptions) error {

@@ -26,6 +26,20 @@ type Project struct {
 	Rules  map[string]RuleSetting
 	Ignore []IgnoreEntry
 	FailOn string
+	// Policies are custom policy directories, relative to Root.
+	Policies []string
+}
+
+// PolicyDirs returns the project's custom policy directories as paths.
+func (p *Project) PolicyDirs() []string {
+	var out []string
+	for _, d := range p.Policies {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(p.Root, d)
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // TargetRule sets the target for files matching any of Paths.
@@ -129,6 +143,9 @@ func LoadProject(path string, v *normalize.Validator) (*Project, error) {
 		p.Ignore = append(p.Ignore, IgnoreEntry{Path: str(im["path"]), Rule: str(im["rule"]), Reason: str(im["reason"])})
 	}
 	p.FailOn = str(m["fail-on"])
+	for _, d := range asList(m["policies"]) {
+		p.Policies = append(p.Policies, str(d))
+	}
 	return p, nil
 }
 
@@ -320,6 +337,21 @@ func LoadProjects(files []string, v *normalize.Validator) (*ProjectSet, error) {
 		}
 	}
 	return ps, nil
+}
+
+// PolicyDirs returns the custom policy directories of every project file.
+func (ps *ProjectSet) PolicyDirs() []string {
+	seen := map[*Project]bool{}
+	var out []string
+	for _, d := range sortedKeys(ps.byDir) {
+		p := ps.byDir[d]
+		if p == nil || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p.PolicyDirs()...)
+	}
+	return out
 }
 
 // find returns the project for a file path (nil when none).
