@@ -42,10 +42,12 @@ func Capabilities() *ast.Capabilities {
 	return caps
 }
 
-// Engine holds the compiled policies. It is safe for concurrent use.
+// Engine holds the policies and compiles them lazily, once per document
+// kind: a run over DeepSpeed files never compiles the Kubernetes rules. It
+// is safe for concurrent use.
 type Engine struct {
-	compiler *ast.Compiler
-	catalog  *rules.Catalog
+	mods    []rules.Module
+	catalog *rules.Catalog
 
 	mu      sync.Mutex
 	queries map[string]*preparedKind
@@ -58,10 +60,26 @@ type preparedKind struct {
 	err   error
 }
 
-// New compiles the modules (built-in and custom) against the sandboxed
-// capabilities. A policy that calls a refused built-in fails here with
-// OPA's message naming the built-in and the file:line.
+// New returns an engine over the modules (built-in and custom). Custom
+// policies are compiled at once against the sandboxed capabilities, so a
+// policy that calls a refused built-in fails here with OPA's message
+// naming the built-in and the file:line; the built-in bundle, which a test
+// compiles whole, is compiled per kind on first use.
 func New(mods []rules.Module, catalog *rules.Catalog) (*Engine, error) {
+	e := &Engine{mods: mods, catalog: catalog, queries: map[string]*preparedKind{}}
+	for _, m := range mods {
+		if m.Custom {
+			if _, err := compile(mods); err != nil {
+				return nil, err
+			}
+			break
+		}
+	}
+	return e, nil
+}
+
+// compile compiles modules with the sandboxed capabilities.
+func compile(mods []rules.Module) (*ast.Compiler, error) {
 	modules := make(map[string]*ast.Module, len(mods))
 	for _, m := range mods {
 		modules[m.File] = m.Module
@@ -73,7 +91,7 @@ func New(mods []rules.Module, catalog *rules.Catalog) (*Engine, error) {
 	if c.Failed() {
 		return nil, fmt.Errorf("compile policies: %w", c.Errors)
 	}
-	return &Engine{compiler: c, catalog: catalog, queries: map[string]*preparedKind{}}, nil
+	return c, nil
 }
 
 // Result is one raw finding from a rule, before positions are resolved.
@@ -110,7 +128,7 @@ type RelatedPath struct {
 // the package that produced each finding, never from the rule body.
 func (e *Engine) Eval(ctx context.Context, kind string, input map[string]any) ([]Result, error) {
 	pk := e.prepared(kind)
-	pk.once.Do(func() { pk.query, pk.err = e.prepare(pk.rules) })
+	pk.once.Do(func() { pk.rules, pk.query, pk.err = e.prepare(kind) })
 	if pk.err != nil {
 		return nil, pk.err
 	}
@@ -135,39 +153,53 @@ func (e *Engine) prepared(kind string) *preparedKind {
 	defer e.mu.Unlock()
 	pk, ok := e.queries[kind]
 	if !ok {
-		var rs []*rules.Rule
-		for _, r := range e.catalog.ForKind(kind) {
-			if e.hasFindings(r.Package) {
-				rs = append(rs, r)
-			}
-		}
-		pk = &preparedKind{rules: rs}
+		pk = &preparedKind{}
 		e.queries[kind] = pk
 	}
 	return pk
 }
 
-// hasFindings reports whether a package defines a findings rule.
-func (e *Engine) hasFindings(pkg string) bool {
-	ref := ast.MustParseRef("data." + pkg + ".findings")
-	return len(e.compiler.GetRulesExact(ref)) > 0
-}
-
-func (e *Engine) prepare(rs []*rules.Rule) (rego.PreparedEvalQuery, error) {
+// prepare compiles the library modules and the rules for one kind, and
+// prepares one query over their findings.
+func (e *Engine) prepare(kind string) ([]*rules.Rule, rego.PreparedEvalQuery, error) {
+	var mods []rules.Module
+	var candidates []*rules.Rule
+	for _, m := range e.mods {
+		pkg := strings.TrimPrefix(m.Module.Package.Path.String(), "data.")
+		r, isRule := e.catalog.ByPackage(pkg)
+		switch {
+		case !isRule:
+			mods = append(mods, m) // libraries: always
+		case r.AppliesTo(kind):
+			mods = append(mods, m)
+			candidates = append(candidates, r)
+		}
+	}
+	c, err := compile(mods)
+	if err != nil {
+		return nil, rego.PreparedEvalQuery{}, err
+	}
+	var rs []*rules.Rule
+	for _, r := range candidates {
+		if len(c.GetRulesExact(ast.MustParseRef("data."+r.Package+".findings"))) > 0 {
+			rs = append(rs, r)
+		}
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
 	if len(rs) == 0 {
-		return rego.PreparedEvalQuery{}, nil
+		return nil, rego.PreparedEvalQuery{}, nil
 	}
 	parts := make([]string, len(rs))
 	for i, r := range rs {
 		parts[i] = "data." + r.Package + ".findings"
 	}
-	q := "[" + strings.Join(parts, ", ") + "]"
-	return rego.New(
-		rego.Query(q),
-		rego.Compiler(e.compiler),
+	q, err := rego.New(
+		rego.Query("["+strings.Join(parts, ", ")+"]"),
+		rego.Compiler(c),
 		rego.Capabilities(Capabilities()),
 		rego.StrictBuiltinErrors(false),
 	).PrepareForEval(context.Background())
+	return rs, q, err
 }
 
 func decode(rs []*rules.Rule, v any) ([]Result, error) {
