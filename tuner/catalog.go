@@ -2,6 +2,7 @@ package tuner
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,7 +30,42 @@ type spelling struct {
 }
 
 // LoadCatalog parses the embedded catalogs.
-func LoadCatalog() (*Catalog, error) { return LoadCatalogFS(profilesFS) }
+func LoadCatalog() (*Catalog, error) {
+	data, err := fs.ReadFile(profilesFS, CatalogJSONPath)
+	if err != nil {
+		return nil, fmt.Errorf("read catalog: %w", err)
+	}
+	var cj catalogJSON
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cj); err != nil {
+		return nil, fmt.Errorf("parse catalog: %w", err)
+	}
+	return buildCatalog(cj.GPUs, cj.Models)
+}
+
+// catalogJSON is the shape of CatalogJSONPath: the two YAML files, decoded.
+type catalogJSON struct {
+	GPUs   gpuFile   `json:"gpus"`
+	Models modelFile `json:"models"`
+}
+
+// RenderCatalogJSON renders the two YAML catalog files as the JSON file
+// LoadCatalog reads.
+func RenderCatalogJSON(gpuYAML, modelYAML []byte) ([]byte, error) {
+	var cj catalogJSON
+	if err := decodeStrict(gpuYAML, &cj.GPUs); err != nil {
+		return nil, fmt.Errorf("parse gpu catalog: %w", err)
+	}
+	if err := decodeStrict(modelYAML, &cj.Models); err != nil {
+		return nil, fmt.Errorf("parse model catalog: %w", err)
+	}
+	out, err := json.MarshalIndent(cj, "", " ")
+	if err != nil {
+		return nil, err
+	}
+	return append(out, '\n'), nil
+}
 
 // MustLoadCatalog is LoadCatalog for program start-up; it panics if the
 // embedded data is broken, which a test rules out.
@@ -60,13 +96,18 @@ func ParseCatalog(gpuYAML, modelYAML []byte) (*Catalog, error) {
 	if err := decodeStrict(gpuYAML, &gf); err != nil {
 		return nil, fmt.Errorf("parse gpu catalog: %w", err)
 	}
-	gpus, err := buildGPUs(gf)
-	if err != nil {
-		return nil, err
-	}
 	var mf modelFile
 	if err := decodeStrict(modelYAML, &mf); err != nil {
 		return nil, fmt.Errorf("parse model catalog: %w", err)
+	}
+	return buildCatalog(gf, mf)
+}
+
+// buildCatalog indexes decoded catalog files.
+func buildCatalog(gf gpuFile, mf modelFile) (*Catalog, error) {
+	gpus, err := buildGPUs(gf)
+	if err != nil {
+		return nil, err
 	}
 	models, err := buildModels(mf)
 	if err != nil {

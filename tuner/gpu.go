@@ -135,67 +135,67 @@ func amdFeatures(gfx string) gfxFeatures {
 // --- decoding --------------------------------------------------------------
 
 type gpuFile struct {
-	Version    int           `yaml:"version"`
-	Geometries []geometryDoc `yaml:"mig_geometries"`
-	GPUs       []gpuDoc      `yaml:"gpus"`
+	Version    int           `yaml:"version" json:"version"`
+	Geometries []geometryDoc `yaml:"mig_geometries" json:"mig_geometries"`
+	GPUs       []gpuDoc      `yaml:"gpus" json:"gpus"`
 }
 
 type geometryDoc struct {
-	Name          string         `yaml:"name"`
-	ComputeSlices int            `yaml:"compute_slices"`
-	MemorySlices  int            `yaml:"memory_slices"`
-	Placements    []placementDoc `yaml:"placements"`
+	Name          string         `yaml:"name" json:"name"`
+	ComputeSlices int            `yaml:"compute_slices" json:"compute_slices"`
+	MemorySlices  int            `yaml:"memory_slices" json:"memory_slices"`
+	Placements    []placementDoc `yaml:"placements" json:"placements"`
 }
 
 type placementDoc struct {
-	Class         string `yaml:"class"`
-	GIProfileID   int    `yaml:"gi_profile_id"`
-	ComputeSlices int    `yaml:"compute_slices"`
-	MemorySlices  int    `yaml:"memory_slices"`
-	Starts        []int  `yaml:"starts"`
-	MaxCount      int    `yaml:"max_count"`
+	Class         string `yaml:"class" json:"class"`
+	GIProfileID   int    `yaml:"gi_profile_id" json:"gi_profile_id"`
+	ComputeSlices int    `yaml:"compute_slices" json:"compute_slices"`
+	MemorySlices  int    `yaml:"memory_slices" json:"memory_slices"`
+	Starts        []int  `yaml:"starts" json:"starts"`
+	MaxCount      int    `yaml:"max_count" json:"max_count"`
 }
 
 type gpuDoc struct {
-	Key          string   `yaml:"key"`
-	Name         string   `yaml:"name"`
-	DisplayName  string   `yaml:"display_name"`
-	Vendor       string   `yaml:"vendor"`
-	Architecture string   `yaml:"architecture"`
-	CC           *ccDoc   `yaml:"compute_capability"`
-	GFX          string   `yaml:"gfx"`
-	Aliases      []string `yaml:"aliases"`
-	Labels       []string `yaml:"labels"`
+	Key          string   `yaml:"key" json:"key"`
+	Name         string   `yaml:"name" json:"name"`
+	DisplayName  string   `yaml:"display_name" json:"display_name"`
+	Vendor       string   `yaml:"vendor" json:"vendor"`
+	Architecture string   `yaml:"architecture" json:"architecture"`
+	CC           *ccDoc   `yaml:"compute_capability" json:"compute_capability"`
+	GFX          string   `yaml:"gfx" json:"gfx"`
+	Aliases      []string `yaml:"aliases" json:"aliases"`
+	Labels       []string `yaml:"labels" json:"labels"`
 	Memory       struct {
-		DriverMiB    int64   `yaml:"driver_mib"`
-		UsableGiB    float64 `yaml:"usable_gib"`
-		UsableSource string  `yaml:"usable_source"`
-	} `yaml:"memory"`
-	BandwidthGBps float64            `yaml:"bandwidth_gbps"`
-	TFLOPS        map[string]float64 `yaml:"tflops"`
+		DriverMiB    int64   `yaml:"driver_mib" json:"driver_mib"`
+		UsableGiB    float64 `yaml:"usable_gib" json:"usable_gib"`
+		UsableSource string  `yaml:"usable_source" json:"usable_source"`
+	} `yaml:"memory" json:"memory"`
+	BandwidthGBps float64            `yaml:"bandwidth_gbps" json:"bandwidth_gbps"`
+	TFLOPS        map[string]float64 `yaml:"tflops" json:"tflops"`
 	Interconnect  struct {
-		Type          string  `yaml:"type"`
-		BandwidthGBps float64 `yaml:"bandwidth_gbps"`
-	} `yaml:"interconnect"`
-	MIG  *gpuMIGDoc `yaml:"mig"`
-	Note string     `yaml:"note"`
+		Type          string  `yaml:"type" json:"type"`
+		BandwidthGBps float64 `yaml:"bandwidth_gbps" json:"bandwidth_gbps"`
+	} `yaml:"interconnect" json:"interconnect"`
+	MIG  *gpuMIGDoc `yaml:"mig" json:"mig"`
+	Note string     `yaml:"note" json:"note"`
 }
 
 type ccDoc struct {
-	Major int `yaml:"major"`
-	Minor int `yaml:"minor"`
+	Major int `yaml:"major" json:"major"`
+	Minor int `yaml:"minor" json:"minor"`
 }
 
 type gpuMIGDoc struct {
-	Geometry string          `yaml:"geometry"`
-	Profiles []migProfileDoc `yaml:"profiles"`
+	Geometry string          `yaml:"geometry" json:"geometry"`
+	Profiles []migProfileDoc `yaml:"profiles" json:"profiles"`
 }
 
 type migProfileDoc struct {
-	Name         string  `yaml:"name"`
-	Class        string  `yaml:"class"`
-	MemoryGiB    float64 `yaml:"memory_gib"`
-	MemorySource string  `yaml:"memory_source"`
+	Name         string  `yaml:"name" json:"name"`
+	Class        string  `yaml:"class" json:"class"`
+	MemoryGiB    float64 `yaml:"memory_gib" json:"memory_gib"`
+	MemorySource string  `yaml:"memory_source" json:"memory_source"`
 }
 
 var (

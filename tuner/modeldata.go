@@ -9,59 +9,59 @@ import (
 )
 
 type modelFile struct {
-	Version int        `yaml:"version"`
-	Models  []modelDoc `yaml:"models"`
+	Version int        `yaml:"version" json:"version"`
+	Models  []modelDoc `yaml:"models" json:"models"`
 }
 
 type modelDoc struct {
-	ID            string   `yaml:"id"`
-	Aliases       []string `yaml:"aliases"`
-	ModelType     string   `yaml:"model_type"`
-	Hidden        int      `yaml:"hidden_size"`
-	Layers        int      `yaml:"num_layers"`
-	Heads         int      `yaml:"num_heads"`
-	KVHeads       int      `yaml:"num_kv_heads"`
-	HeadDim       int      `yaml:"head_dim"`
-	Intermediate  int      `yaml:"intermediate_size"`
-	Vocab         int      `yaml:"vocab_size"`
-	MaxPositions  int      `yaml:"max_positions"`
-	TieEmbeddings bool     `yaml:"tie_embeddings"`
-	QKVBias       bool     `yaml:"qkv_bias"`
-	LinearBias    bool     `yaml:"linear_bias"`
-	QKNorm        bool     `yaml:"qk_norm"`
-	Norm          string   `yaml:"norm"`
-	NormsPerLayer int      `yaml:"norms_per_layer"`
-	MLP           string   `yaml:"mlp"`
-	Positions     string   `yaml:"positions"`
-	TypeVocab     int      `yaml:"type_vocab_size"`
-	Pooler        bool     `yaml:"pooler"`
-	Dropout       bool     `yaml:"dropout"`
-	Encoder       bool     `yaml:"encoder"`
-	SlidingWindow int      `yaml:"sliding_window"`
-	MoE           *moeDoc  `yaml:"moe"`
-	MLA           *mlaDoc  `yaml:"mla"`
-	Dtype         string   `yaml:"dtype"`
-	Published     string   `yaml:"published_params"`
-	PublishedSrc  string   `yaml:"published_source"`
+	ID            string   `yaml:"id" json:"id"`
+	Aliases       []string `yaml:"aliases" json:"aliases"`
+	ModelType     string   `yaml:"model_type" json:"model_type"`
+	Hidden        int      `yaml:"hidden_size" json:"hidden_size"`
+	Layers        int      `yaml:"num_layers" json:"num_layers"`
+	Heads         int      `yaml:"num_heads" json:"num_heads"`
+	KVHeads       int      `yaml:"num_kv_heads" json:"num_kv_heads"`
+	HeadDim       int      `yaml:"head_dim" json:"head_dim"`
+	Intermediate  int      `yaml:"intermediate_size" json:"intermediate_size"`
+	Vocab         int      `yaml:"vocab_size" json:"vocab_size"`
+	MaxPositions  int      `yaml:"max_positions" json:"max_positions"`
+	TieEmbeddings bool     `yaml:"tie_embeddings" json:"tie_embeddings"`
+	QKVBias       bool     `yaml:"qkv_bias" json:"qkv_bias"`
+	LinearBias    bool     `yaml:"linear_bias" json:"linear_bias"`
+	QKNorm        bool     `yaml:"qk_norm" json:"qk_norm"`
+	Norm          string   `yaml:"norm" json:"norm"`
+	NormsPerLayer int      `yaml:"norms_per_layer" json:"norms_per_layer"`
+	MLP           string   `yaml:"mlp" json:"mlp"`
+	Positions     string   `yaml:"positions" json:"positions"`
+	TypeVocab     int      `yaml:"type_vocab_size" json:"type_vocab_size"`
+	Pooler        bool     `yaml:"pooler" json:"pooler"`
+	Dropout       bool     `yaml:"dropout" json:"dropout"`
+	Encoder       bool     `yaml:"encoder" json:"encoder"`
+	SlidingWindow int      `yaml:"sliding_window" json:"sliding_window"`
+	MoE           *moeDoc  `yaml:"moe" json:"moe"`
+	MLA           *mlaDoc  `yaml:"mla" json:"mla"`
+	Dtype         string   `yaml:"dtype" json:"dtype"`
+	Published     string   `yaml:"published_params" json:"published_params"`
+	PublishedSrc  string   `yaml:"published_source" json:"published_source"`
 }
 
 type moeDoc struct {
-	Experts            int  `yaml:"experts"`
-	ActiveExperts      int  `yaml:"active_experts"`
-	Intermediate       int  `yaml:"intermediate_size"`
-	SharedExperts      int  `yaml:"shared_experts"`
-	SharedIntermediate int  `yaml:"shared_intermediate_size"`
-	DenseLayers        int  `yaml:"dense_layers"`
-	RouterBias         bool `yaml:"router_bias"`
-	SharedGate         bool `yaml:"shared_gate"`
+	Experts            int  `yaml:"experts" json:"experts"`
+	ActiveExperts      int  `yaml:"active_experts" json:"active_experts"`
+	Intermediate       int  `yaml:"intermediate_size" json:"intermediate_size"`
+	SharedExperts      int  `yaml:"shared_experts" json:"shared_experts"`
+	SharedIntermediate int  `yaml:"shared_intermediate_size" json:"shared_intermediate_size"`
+	DenseLayers        int  `yaml:"dense_layers" json:"dense_layers"`
+	RouterBias         bool `yaml:"router_bias" json:"router_bias"`
+	SharedGate         bool `yaml:"shared_gate" json:"shared_gate"`
 }
 
 type mlaDoc struct {
-	QLoRARank  int `yaml:"q_lora_rank"`
-	KVLoRARank int `yaml:"kv_lora_rank"`
-	QKRopeDim  int `yaml:"qk_rope_head_dim"`
-	QKNopeDim  int `yaml:"qk_nope_head_dim"`
-	VHeadDim   int `yaml:"v_head_dim"`
+	QLoRARank  int `yaml:"q_lora_rank" json:"q_lora_rank"`
+	KVLoRARank int `yaml:"kv_lora_rank" json:"kv_lora_rank"`
+	QKRopeDim  int `yaml:"qk_rope_head_dim" json:"qk_rope_head_dim"`
+	QKNopeDim  int `yaml:"qk_nope_head_dim" json:"qk_nope_head_dim"`
+	VHeadDim   int `yaml:"v_head_dim" json:"v_head_dim"`
 }
 
 var validDtypes = map[string]bool{"bfloat16": true, "float16": true, "float32": true}
