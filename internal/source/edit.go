@@ -89,6 +89,9 @@ func (f *File) Edits(doc int, ops []Op) ([]finding.Edit, error) {
 			if len(es) > 0 {
 				b.apply(es)
 				if cur, err = f.reparse(b.cur); err != nil {
+					if _, origErr := f.reparse(f.Data); origErr != nil {
+						return nil, fmt.Errorf("edit %s: the file does not parse: %w", f.Path, origErr)
+					}
 					return nil, fmt.Errorf("%s: result does not parse: %w: %w", where, errEditCheck, err)
 				}
 				if len(cur.Docs) != len(f.Docs) {
@@ -203,6 +206,13 @@ func numbersToFloat(v any) any {
 
 // opEdits computes one op's edits on f in f's coordinates.
 func (f *File) opEdits(d *Document, kind OpKind, path []any, v any) ([]finding.Edit, error) {
+	if f.Format == FormatYAML {
+		for _, p := range path {
+			if p == "<<" {
+				return nil, errThroughAlias
+			}
+		}
+	}
 	switch kind {
 	case Set:
 		return f.setEdits(d, path, v)

@@ -44,6 +44,11 @@ func (f *File) removeEdits(d *Document, path []any) ([]finding.Edit, error) {
 		}
 		return f.replace(d, ps, empty)
 	}
+	if c.Kind == MapNode {
+		if err := f.checkBlockMap(c, spans); err != nil {
+			return nil, err
+		}
+	}
 	start := spans[i].start
 	var nextStart int
 	if c.Kind == SeqNode {
@@ -66,6 +71,25 @@ func (f *File) removeEdits(d *Document, path []any) ([]finding.Edit, error) {
 		return []finding.Edit{{Start: start, End: nextStart}}, nil
 	}
 	return nil, errors.New("cannot remove an item that shares its line with its parent")
+}
+
+// errLayout is returned for block maps written in ways the edits do not
+// handle: explicit "? key" entries and keys spanning lines.
+var errLayout = errors.New("cannot edit this map: it uses explicit '?' keys or multi-line keys")
+
+// checkBlockMap fails with errLayout unless every key of block map m sits
+// on one line and is followed by its ':'.
+func (f *File) checkBlockMap(m *Node, spans []span) error {
+	for _, s := range spans {
+		k := m.Entries[s.at].Key
+		if k.Start.Line != k.End.Line {
+			return errLayout
+		}
+		if _, err := f.colonEnd(k); err != nil {
+			return errLayout
+		}
+	}
+	return nil
 }
 
 // dashBefore returns the offset of the '-' that introduces a block
@@ -209,6 +233,9 @@ func (f *File) blockInsert(d *Document, m *Node, key string, v any) ([]finding.E
 	}
 	if len(spans) == 0 {
 		return nil, errThroughAlias // only merged entries: nowhere to write
+	}
+	if err := f.checkBlockMap(m, spans); err != nil {
+		return nil, err
 	}
 	indent := m.Entries[spans[0].at].Key.Start.Col - 1
 	st := f.yamlStyle(d)

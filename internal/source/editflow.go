@@ -22,7 +22,7 @@ func members(c *Node) ([]span, error) {
 			if !within(e.Key, c) {
 				continue // merged from an anchored map
 			}
-			if !within(e.Value, c) {
+			if !ownChild(c, i) {
 				return nil, errThroughAlias
 			}
 			out = append(out, span{e.Key.Start.Offset, e.Value.End.Offset, i})
@@ -30,7 +30,7 @@ func members(c *Node) ([]span, error) {
 		return out, nil
 	}
 	for i, it := range c.Items {
-		if !within(it, c) {
+		if !ownChild(c, i) {
 			return nil, errThroughAlias
 		}
 		out = append(out, span{it.Start.Offset, it.End.Offset, i})
@@ -48,13 +48,19 @@ func ownIndex(spans []span, at int) int {
 	return -1
 }
 
-// brackets returns the offsets of a flow collection's brackets.
-func (f *File) brackets(c *Node) (open, close int) {
+// brackets returns the offsets of a flow collection's brackets, or
+// errLayout for a YAML "key: value" pair in a flow sequence, which has
+// none.
+func (f *File) brackets(c *Node) (open, close int, err error) {
 	open = c.Start.Offset
 	if f.Format == FormatYAML {
 		open = flowOpen(f.Data, open)
 	}
-	return open, c.End.Offset - 1
+	close = c.End.Offset - 1
+	if open >= len(f.Data) || close < 0 || strings.IndexByte("{[", f.Data[open]) < 0 || strings.IndexByte("}]", f.Data[close]) < 0 {
+		return 0, 0, errLayout
+	}
+	return open, close, nil
 }
 
 func (f *File) line(off int) int { return f.PosAt(off).Line }
@@ -66,7 +72,10 @@ func (f *File) flowInsert(c *Node, key string, v any) ([]finding.Edit, error) {
 	if err != nil {
 		return nil, err
 	}
-	open, closeAt := f.brackets(c)
+	open, closeAt, err := f.brackets(c)
+	if err != nil {
+		return nil, err
+	}
 	dq := f.Format == FormatYAML && flowQuoted(c)
 	render := func(indent string, multi bool) (string, error) {
 		var val string
@@ -153,7 +162,10 @@ func (f *File) flowRemove(c *Node, at int) ([]finding.Edit, error) {
 	if i < 0 {
 		return nil, errThroughAlias
 	}
-	open, closeAt := f.brackets(c)
+	open, closeAt, err := f.brackets(c)
+	if err != nil {
+		return nil, err
+	}
 	if len(spans) == 1 {
 		return []finding.Edit{{Start: open + 1, End: closeAt}}, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"unicode/utf8"
 )
 
 // normPath turns path elements into strings and ints.
@@ -15,6 +16,9 @@ func normPath(path []any) ([]any, error) {
 	for i, p := range path {
 		switch x := p.(type) {
 		case string:
+			if !utf8.ValidString(x) {
+				return nil, fmt.Errorf("path key %q is not valid UTF-8", x)
+			}
 			out[i] = x
 		case int:
 			out[i] = x
@@ -48,7 +52,12 @@ var jsonNumberRE = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][
 // json.Number, map[string]any or []any.
 func normValue(v any) (any, error) {
 	switch x := v.(type) {
-	case nil, bool, string, int64, float64:
+	case string:
+		if !utf8.ValidString(x) {
+			return nil, fmt.Errorf("string value %q is not valid UTF-8", x)
+		}
+		return x, nil
+	case nil, bool, int64, float64:
 		return x, nil
 	case int:
 		return int64(x), nil
@@ -101,6 +110,9 @@ func normValue(v any) (any, error) {
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
+			if !utf8.ValidString(k) {
+				return nil, fmt.Errorf("map key %q is not valid UTF-8", k)
+			}
 			n, err := normValue(e)
 			if err != nil {
 				return nil, err
@@ -148,17 +160,17 @@ func walk(root *Node, path []any) ([]step, error) {
 				return steps, nil
 			}
 			next = step{node: n.Entries[i].Value, parent: n, at: i}
-			if !within(n.Entries[i].Key, n) {
-				return nil, errThroughAlias
-			}
 		case int:
 			if n.Kind != SeqNode || k >= len(n.Items) {
 				return steps, nil
 			}
 			next = step{node: n.Items[k], parent: n, at: k}
 		}
-		if !within(next.node, n) {
+		if !ownChild(n, next.at) {
 			return nil, errThroughAlias
+		}
+		if n.Kind == MapNode && n.Entries[next.at].Key.Start.Line != n.Entries[next.at].Key.End.Line {
+			return nil, errLayout
 		}
 		steps = append(steps, next)
 		n = next.node
@@ -174,6 +186,19 @@ func lastEntry(n *Node, k string) int {
 		}
 	}
 	return -1
+}
+
+// ownChild reports whether entry or item i of collection n is written
+// there, not reached through an alias or a merge key. Aliases refer back
+// to anchors, so an alias's node starts before the text around it: before
+// the end of its key, or of the previous item, or of the collection's start.
+func ownChild(n *Node, i int) bool {
+	if n.Kind == MapNode {
+		e := n.Entries[i]
+		return within(e.Key, n) && within(e.Value, n) && e.Value.Start.Offset >= e.Key.End.Offset
+	}
+	it := n.Items[i]
+	return within(it, n) && (i == 0 || it.Start.Offset >= n.Items[i-1].End.Offset)
 }
 
 // within reports whether child's text lies inside parent's.

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -76,8 +77,27 @@ func (f *File) fillEmptyDoc(d *Document, path []any, v any) ([]finding.Edit, err
 
 // replace writes v in place of the node at s.
 func (f *File) replace(d *Document, s step, v any) ([]finding.Edit, error) {
+	es, err := f.replaceText(d, s, v)
+	for i, e := range es {
+		// Keep the new text from running into what follows it ("]#c").
+		if e.End < len(f.Data) && e.NewText != "" && strings.IndexByte(" \t\r\n,]}:", f.Data[e.End]) < 0 {
+			es[i].NewText += " "
+		}
+	}
+	return es, err
+}
+
+func (f *File) replaceText(d *Document, s step, v any) ([]finding.Edit, error) {
 	n := s.node
 	start, end := n.Start.Offset, n.End.Offset
+	if f.Format == FormatYAML && n.Kind != ScalarNode && (f.Data[start] == '&' || f.Data[start] == '!') {
+		return nil, errors.New("cannot replace a collection that has an anchor or tag")
+	}
+	if f.Format == FormatYAML && n.Flow {
+		if _, _, err := f.brackets(n); err != nil {
+			return nil, err
+		}
+	}
 	if f.Format == FormatJSON {
 		text, err := f.jsonValue(v, f.indentAt(start), f.jsonMultiline(s))
 		if err != nil {
@@ -86,7 +106,8 @@ func (f *File) replace(d *Document, s step, v any) ([]finding.Edit, error) {
 		return []finding.Edit{{Start: start, End: end, NewText: text}}, nil
 	}
 	flow := s.parent != nil && s.parent.Flow
-	if flow || n.Flow {
+	// A block collection cannot start after "--- " on a line.
+	if flow || n.Flow || s.parent == nil && !f.startsLine(start) && isCollection(v) {
 		return f.replaceFlowYAML(s, v, flow)
 	}
 	if !isCollection(v) {
@@ -95,7 +116,7 @@ func (f *File) replace(d *Document, s step, v any) ([]finding.Edit, error) {
 			return nil, err
 		}
 		if n.Kind == ScalarNode {
-			return []finding.Edit{f.scalarEdit(n, text)}, nil
+			return []finding.Edit{f.yamlScalarEdit(s, text)}, nil
 		}
 		// A block collection becomes a scalar: write it after the key.
 		if s.parent != nil && s.parent.Kind == MapNode {
@@ -108,6 +129,13 @@ func (f *File) replace(d *Document, s step, v any) ([]finding.Edit, error) {
 		return []finding.Edit{{Start: start, End: end, NewText: text}}, nil
 	}
 	if n.Kind != ScalarNode && !n.Flow {
+		if s.parent != nil && s.parent.Kind == MapNode && f.startsLine(start) {
+			// Under a key: indent as a new block would be (an
+			// indentless sequence sits at the key's own column).
+			indent := f.childIndent(d, s.parent.Entries[s.at].Key, v)
+			ls := f.lineStart(start)
+			return []finding.Edit{{Start: ls, End: end, NewText: strings.Repeat(" ", indent) + f.blockValue(d, v, indent)}}, nil
+		}
 		// Block collection replaced by a block collection at its column.
 		return []finding.Edit{{Start: start, End: end, NewText: f.blockValue(d, v, n.Start.Col-1)}}, nil
 	}
@@ -121,10 +149,7 @@ func (f *File) replace(d *Document, s step, v any) ([]finding.Edit, error) {
 	if err != nil {
 		return nil, err
 	}
-	indent := key.Start.Col - 1 + f.yamlUnit(d)
-	if _, isList := v.([]any); isList && f.yamlIndentless(d) {
-		indent = key.Start.Col - 1
-	}
+	indent := f.childIndent(d, key, v)
 	nl := f.newline(end)
 	block := nl + strings.Repeat(" ", indent) + f.blockValue(d, v, indent)
 	if rest := f.restOfLine(end); f.isCommentStart(rest) {
@@ -133,6 +158,15 @@ func (f *File) replace(d *Document, s step, v any) ([]finding.Edit, error) {
 		return []finding.Edit{{Start: colon, End: end}, {Start: eol, End: eol, NewText: block}}, nil
 	}
 	return []finding.Edit{{Start: colon, End: end, NewText: block}}, nil
+}
+
+// childIndent returns the column of a block value v written under key.
+func (f *File) childIndent(d *Document, key *Node, v any) int {
+	st := f.yamlStyle(d)
+	if _, isList := v.([]any); isList && st.indentless {
+		return key.Start.Col - 1
+	}
+	return key.Start.Col - 1 + st.unit
 }
 
 // scalarStyle returns n's style, or Plain for collections.
@@ -157,9 +191,18 @@ func (f *File) replaceFlowYAML(s step, v any, flow bool) ([]finding.Edit, error)
 		return nil, err
 	}
 	if n.Kind == ScalarNode {
-		return []finding.Edit{f.scalarEdit(n, text)}, nil
+		return []finding.Edit{f.yamlScalarEdit(s, text)}, nil
 	}
 	return []finding.Edit{{Start: n.Start.Offset, End: n.End.Offset, NewText: text}}, nil
+}
+
+// yamlScalarEdit replaces the YAML scalar at s with text.
+func (f *File) yamlScalarEdit(s step, text string) finding.Edit {
+	n := s.node
+	if n.Start.Offset == n.End.Offset && s.parent != nil && s.parent.Kind == MapNode {
+		return f.emptyValueEdit(s.parent.Entries[s.at].Key, text)
+	}
+	return f.scalarEdit(n, text)
 }
 
 // scalarEdit replaces a YAML scalar's text with text, keeping its anchor
@@ -185,6 +228,16 @@ func (f *File) scalarEdit(n *Node, text string) finding.Edit {
 		text = f.emptyValuePrefix(start) + text
 	}
 	return finding.Edit{Start: start, End: end, NewText: text}
+}
+
+// emptyValueEdit writes text as the value of a map entry whose value is
+// empty: after the key's ':' or, for a flow key without one ("{a, b}"),
+// as ": text" right after the key.
+func (f *File) emptyValueEdit(key *Node, text string) finding.Edit {
+	if colon, err := f.colonEnd(key); err == nil {
+		return finding.Edit{Start: colon, End: colon, NewText: " " + text}
+	}
+	return finding.Edit{Start: key.End.Offset, End: key.End.Offset, NewText: ": " + text}
 }
 
 // emptyValuePrefix returns what must precede a value written where an

@@ -42,6 +42,9 @@ func ParseYAML(path string, data []byte, lim Limits) (*File, error) {
 	if off := invalidUTF8(data); off >= 0 {
 		return f, f.errAt(off, "invalid UTF-8 byte 0x%02x", data[off])
 	}
+	if len(bytes.TrimSpace(data[bomLen(data):])) == 0 {
+		return f, nil // white space only (yaml.v3 rejects a tab here)
+	}
 	c := &yamlConv{
 		f:      f,
 		ix:     newYAMLIndex(data),
@@ -113,7 +116,7 @@ func (c *yamlConv) document(yn *yaml.Node, index int) (*Document, error) {
 	} else if yn.Kind != yaml.DocumentNode {
 		root = yn
 	}
-	if root == nil || isEmptyNull(root) {
+	if root == nil || isEmptyNull(root) && !hasProperties(c.f.Data, c.ix.offset(root.Line, root.Column)) {
 		if bytes.HasPrefix(c.f.Data[start:], []byte("---")) {
 			start += 3
 		}
@@ -131,6 +134,11 @@ func (c *yamlConv) document(yn *yaml.Node, index int) (*Document, error) {
 		doc.Start = c.f.PosAt(r.aliasStart)
 	}
 	return doc, nil
+}
+
+// hasProperties reports whether an anchor or tag starts at data[i].
+func hasProperties(data []byte, i int) bool {
+	return i < len(data) && (data[i] == '&' || data[i] == '!')
 }
 
 // isEmptyNull reports whether yn is the implicit null of an empty document.
@@ -180,8 +188,14 @@ func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 			n.Kind = MapNode
 		}
 		r.end, r.height = start, 1
+		// A single "key: value" pair inside a flow sequence is a flow map
+		// without braces; it ends with its value.
+		bracketed := false
 		if n.Flow {
-			r.end = flowOpen(c.f.Data, start) + 1
+			open := flowOpen(c.f.Data, start)
+			if bracketed = open < len(c.f.Data) && (c.f.Data[open] == '{' || c.f.Data[open] == '['); bracketed {
+				r.end = open + 1
+			}
 		}
 		var merges []*Node
 		for i, child := range yn.Content {
@@ -207,8 +221,17 @@ func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 		if n.Kind == MapNode && len(yn.Content)%2 == 1 {
 			return converted{}, c.errAt(start, "map has a key without a value")
 		}
-		if n.Flow {
+		if bracketed {
 			r.end = flowEnd(c.f.Data, r.end)
+		} else if n.Flow && n.Kind == MapNode && len(n.Entries) > 0 {
+			// "key:" with an empty value still owns its ':'.
+			i := n.Entries[len(n.Entries)-1].Key.End.Offset
+			for i < len(c.f.Data) && isSpaceTab(c.f.Data[i]) {
+				i++
+			}
+			if i < len(c.f.Data) && c.f.Data[i] == ':' {
+				r.end = max(r.end, i+1)
+			}
 		}
 		if len(merges) > 0 {
 			if err := c.merge(n, merges, start); err != nil {

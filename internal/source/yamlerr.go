@@ -35,12 +35,17 @@ func splitYAMLError(s string) (msg string, line int) {
 // collection starts (or that line minus one), so the position is refined:
 // the shortest prefix of the document (from base, where the broken
 // document's text begins) that fails with the same message ends at the
-// character yaml.v3 stumbled on.
+// character yaml.v3 stumbled on. Nesting beyond yaml.v3's own depth limit
+// keeps the reported line: re-parsing 10,000 levels per probe is slow.
 func (c *yamlConv) syntaxError(err error, base int) error {
 	msg, line := splitYAMLError(err.Error())
 	data := c.f.Data
 	off := -1
-	if len(data)-base <= refineLimit {
+	if name, ok := unknownAnchor(msg); ok {
+		off = findAlias(data, base, name)
+	}
+	depth := strings.HasPrefix(msg, "exceeded max depth of")
+	if off < 0 && !depth && len(data)-base <= refineLimit {
 		lower := base
 		if line > 1 {
 			lower = max(base, c.ix.lineOffset(line-1))
@@ -53,10 +58,39 @@ func (c *yamlConv) syntaxError(err error, base int) error {
 			off = c.ix.lineOffset(line)
 		}
 	}
-	if strings.HasPrefix(msg, "exceeded max depth of") && c.lim.MaxDepth < 10000 {
+	if depth && c.lim.MaxDepth < 10000 {
 		msg = "nesting depth exceeds the limit of " + strconv.Itoa(c.lim.MaxDepth)
 	}
 	return c.errAt(off, "%s", msg)
+}
+
+// unknownAnchor extracts the name from yaml.v3's "unknown anchor 'x'
+// referenced".
+func unknownAnchor(msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(msg, "unknown anchor '")
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(rest, "' referenced")
+}
+
+// findAlias returns the offset of the first "*name" alias after base, or
+// -1.
+func findAlias(data []byte, base int, name string) int {
+	needle := []byte("*" + name)
+	for i := base; i < len(data); {
+		j := bytes.Index(data[i:], needle)
+		if j < 0 {
+			return -1
+		}
+		at := i + j
+		end := at + len(needle)
+		if end == len(data) || isSpaceTab(data[end]) || breakLen(data, end) > 0 || strings.IndexByte(",]}", data[end]) >= 0 {
+			return at
+		}
+		i = at + 1
+	}
+	return -1
 }
 
 // refineYAMLError returns the offset of the character at which parsing

@@ -109,11 +109,21 @@ func propEnd(data []byte, j int) int {
 		}
 		return min(k+1, len(data))
 	}
+	// As yaml.v3 scans them: anchor names are letters, digits, '_' and
+	// '-'; tags are those and URI characters.
+	chars := "-_"
+	if data[j] == '!' {
+		chars = "-_;/?:@&=+$,.!~*'()[]%"
+	}
 	k := j + 1
-	for k < len(data) && !isSpaceTab(data[k]) && breakLen(data, k) == 0 && !strings.ContainsRune(",[]{}", rune(data[k])) {
+	for k < len(data) && (isAlnum(data[k]) || strings.IndexByte(chars, data[k]) >= 0) {
 		k++
 	}
 	return k
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // skipBlank skips spaces, tabs, line breaks and comments.
@@ -139,7 +149,7 @@ func skipBlank(data []byte, i int) int {
 // offset yaml.v3 reports for it (its first property, quote or character).
 func scalarEnd(data []byte, start int, yn *yaml.Node) int {
 	p := start
-	if yn.Anchor != "" || yn.Style&yaml.TaggedStyle != 0 {
+	if hasProperties(data, start) {
 		p = skipProperties(data, start)
 		empty := yn.Value == "" && yn.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0
 		if empty {
