@@ -27,7 +27,7 @@ func TestExamples(t *testing.T) {
 		n++
 		t.Run(filepath.ToSlash(dir), func(t *testing.T) {
 			ios, _, out, errOut := iostreams.Test()
-			code := cli.Run([]string{"lint", "--fail-on", "never", dir}, ios, cli.Env{},
+			code := cli.Run([]string{"lint", "--fail-on", "never", "--no-cache", dir}, ios, cli.Env{},
 				cli.Assets{Policies: policies.FS, Schemas: schemas.FS})
 			if code != 0 || errOut.Len() > 0 {
 				t.Fatalf("exit %d, stderr %s", code, errOut)

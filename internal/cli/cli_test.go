@@ -21,7 +21,16 @@ func run(t *testing.T, tty bool, env map[string]string, args ...string) (stdout,
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	ios.SetTTY(tty)
-	e := cli.Env{Getenv: func(k string) string { return env[k] }}
+	cacheDir := t.TempDir()
+	e := cli.Env{Getenv: func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		if k == "GPULINT_CACHE_DIR" {
+			return cacheDir
+		}
+		return ""
+	}}
 	code = cli.Run(args, ios, e, assets)
 	return out.String(), errOut.String(), code
 }
@@ -175,7 +184,7 @@ func TestTextOutputAndColor(t *testing.T) {
 			ios.SetNoColor(noColor)
 			args := append([]string{"lint", "--gpu", "H100"}, tc.args...)
 			args = append(args, p)
-			cli.Run(args, ios, cli.Env{}, assets)
+			cli.Run(append([]string{args[0], "--no-cache"}, args[1:]...), ios, cli.Env{}, assets)
 			s := out.String()
 			if got := strings.Contains(s, "\x1b["); got != tc.wantColor {
 				t.Errorf("color %v, want %v:\n%q", got, tc.wantColor, s)

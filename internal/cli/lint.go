@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/internal/report"
+	"github.com/gpulint/gpulint/tuner"
 )
 
 // TargetFlags are the flags that name the target hardware and model, the
@@ -27,6 +29,7 @@ type TargetFlags struct {
 	Config   string
 	Policies []string
 	Timeout  time.Duration
+	NoCache  bool
 }
 
 func (t *TargetFlags) register(cmd *cobra.Command) {
@@ -36,6 +39,7 @@ func (t *TargetFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&t.Config, "config", "", "project file to use instead of the .gpulint.yaml found above each file")
 	cmd.Flags().StringArrayVar(&t.Policies, "policy", nil, "directory of custom Rego policies (repeatable); they run in the same sandbox as the built-in rules")
 	cmd.Flags().DurationVar(&t.Timeout, "timeout", 10*time.Second, "stop evaluating one file after this long and report it")
+	cmd.Flags().BoolVar(&t.NoCache, "no-cache", false, "do not read or write the result cache")
 }
 
 // LintOptions are `gpulint lint`'s flags and dependencies.
@@ -137,7 +141,32 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 		}
 		deps = custom
 	}
+	if !t.NoCache {
+		lopts.Cache = openCache(f, policyDirs, lopts)
+	}
 	return lint.New(*deps, lopts), files, deps, nil
+}
+
+// openCache opens the result cache (GPULINT_CACHE_DIR, else the user cache
+// directory); nil when there is none to use.
+func openCache(f *Factory, policyDirs []string, lopts lint.Options) *lint.Cache {
+	dir := f.Env.get("GPULINT_CACHE_DIR")
+	if dir == "" {
+		d, err := lint.DefaultCacheDir()
+		if err != nil {
+			return nil
+		}
+		dir = d
+	}
+	assets := []fs.FS{f.Assets.Policies, f.Assets.Schemas, tuner.ProfilesFS()}
+	for _, d := range policyDirs {
+		assets = append(assets, os.DirFS(d))
+	}
+	salt, err := lint.Salt(Version+" "+buildIdentity(), assets, lopts)
+	if err != nil {
+		return nil
+	}
+	return lint.NewCache(dir, salt)
 }
 
 // withCustomPolicies compiles the built-in rules together with a team's
@@ -205,4 +234,25 @@ func reportInput(res *lint.Result) report.Input {
 	s := res.Summary()
 	in.Summary = report.Summary{Files: s.Files, Errors: s.Errors, Warnings: s.Warnings, Infos: s.Infos}
 	return in
+}
+
+// buildIdentity names the running binary: a rebuilt gpulint, whose Go
+// logic may differ under the same version, gets new cache keys. The
+// executable's size and modification time change with every build; the
+// VCS revision is added when the build recorded it.
+func buildIdentity() string {
+	id := ""
+	if exe, err := os.Executable(); err == nil {
+		if st, err := os.Stat(exe); err == nil {
+			id = fmt.Sprintf("%s %d %d", exe, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" || s.Key == "vcs.modified" {
+				id += " " + s.Key + "=" + s.Value
+			}
+		}
+	}
+	return id
 }

@@ -117,6 +117,7 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdEstimate(f, nil),
 		NewCmdRules(f),
 		NewCmdExplain(f),
+		NewCmdAction(f, nil),
 		NewCmdVersion(f),
 	)
 	return root

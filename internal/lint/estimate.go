@@ -172,11 +172,40 @@ func (t Target) estimate(w *normalize.Workload) map[string]any {
 			"max_model_len": int64(s.MaxModelLen), "max_num_seqs": int64(s.MaxNumSeqs),
 			"graph_headroom": s.GraphHeadroom, "one_sequence_bytes": oneSeq,
 			"gpu_memory_utilization": s.GPUMemoryUtilization,
+			"block_size":             int64(s.BlockSize), "fixed_bytes": need - oneSeq,
 		}
 		return out
 	}
 	if tw.Kind == tuner.Train {
 		out["max_micro_batch"] = int64(maxFittingMicroBatch(t.Model, tt, tw))
+		if _, ok := w.Get("zero.stage"); ok {
+			out["stages"] = zeroStages(t.Model, tt, tw)
+		}
+	}
+	return out
+}
+
+// zeroStages estimates the workload at each ZeRO stage, keeping the
+// offload settings the stage supports (optimizer offload from stage 1,
+// parameter offload only at stage 3: deepspeed.md §4, §4.1). fits uses the
+// default headroom, as max_micro_batch does.
+func zeroStages(m *tuner.Model, tt tuner.Target, tw tuner.Workload) map[string]any {
+	limit := int64(float64(tt.Capacity) * (1 - estimateHeadroom))
+	out := map[string]any{}
+	for stage := 0; stage <= 3; stage++ {
+		sw := tw
+		sw.ZeroStage = stage
+		if stage < 3 {
+			sw.OffloadParam = tuner.Device("none")
+		}
+		if stage == 0 {
+			sw.OffloadOptimizer = tuner.Device("none")
+		}
+		e, err := tuner.EstimateMemory(m, tt, sw)
+		if err != nil {
+			continue
+		}
+		out[fmt.Sprint(stage)] = map[string]any{"total": e.PerGPU.Total, "fits": e.PerGPU.Total <= limit}
 	}
 	return out
 }

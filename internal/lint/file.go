@@ -43,10 +43,11 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	fr.Findings = append(fr.Findings, fs...)
 	params := proj.params()
 	for _, s := range subjects {
-		found, err := l.evaluate(ctx, s, params)
+		found, cut, err := l.evaluate(ctx, s, params)
 		if err != nil {
 			return fr, err
 		}
+		fr.incomplete = fr.incomplete || cut
 		fr.Findings = append(fr.Findings, found...)
 	}
 	fr.Findings = proj.apply(l.deps.Catalog, path, finding.Sort(fr.Findings))

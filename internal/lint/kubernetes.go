@@ -1,6 +1,9 @@
 package lint
 
 import (
+	"math"
+	"math/big"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -11,12 +14,23 @@ import (
 // (reference: kubernetes-gpu.md §3).
 const gpuProductLabel = "nvidia.com/gpu.product"
 
+// migStrategyLabel is the node label GPU feature discovery sets to the
+// device plugin's MIG strategy (reference: kubernetes-gpu.md §2, §3).
+const migStrategyLabel = "nvidia.com/mig.strategy"
+
 // podInfo is what the rules need to know about one pod template.
 type podInfo struct {
-	Path       []any
-	Replicas   int64
-	Product    string
-	ProductAt  []any
+	Path      []any
+	Replicas  int64
+	Product   string
+	ProductAt []any
+	// MIGStrategy is the nvidia.com/mig.strategy node selector, if any.
+	MIGStrategy   string
+	MIGStrategyAt []any
+	// Group names the multi-pod workload the template belongs to (its
+	// pods share one job or server): leader-worker-set, ray, kubeflow,
+	// jobset or kserve; empty for a self-contained pod.
+	Group      string
 	HostIPC    bool
 	Containers []containerInfo
 }
@@ -31,12 +45,37 @@ type containerInfo struct {
 	// MIG lists nvidia.com/mig-<profile> requests.
 	MIG     []migRequest
 	ShmSize bool // a memory-backed /dev/shm is mounted
+	// ShmMount is set when anything is mounted at /dev/shm.
+	ShmMount bool
+	// Resources lists every GPU-count resource as written, requests and
+	// limits both, so rules can check quantities and their agreement.
+	Resources []gpuResource
+	// VLLM holds the parallel sizes of the vLLM server the container
+	// launches, nil when it launches none.
+	VLLM *vllmParallel
 }
 
 type migRequest struct {
 	Profile string
 	Count   int64
 	Path    []any
+}
+
+// gpuResource is one GPU-count extended resource in requests or limits.
+type gpuResource struct {
+	Name    string
+	Section string // "requests" or "limits"
+	Value   any    // as parsed
+	Count   int64  // the quantity, when Integer
+	Integer bool   // a whole, non-negative number (Kubernetes rejects anything else)
+	Path    []any
+}
+
+// vllmParallel are a vLLM server's parallel sizes (absent flags are 1).
+type vllmParallel struct {
+	TP, PP, DP int64
+	// DPLocal is --data-parallel-size-local (0 when absent).
+	DPLocal int64
 }
 
 // findPods walks a manifest for pod specs: any map with a containers list,
@@ -49,7 +88,9 @@ func findPods(doc any) []podInfo {
 		switch t := v.(type) {
 		case map[string]any:
 			if cs, ok := t["containers"].([]any); ok && len(cs) > 0 && isContainerList(cs) {
-				pods = append(pods, podFrom(t, clone(path), parents))
+				pi := podFrom(t, clone(path), parents)
+				pi.Group = podGroup(path)
+				pods = append(pods, pi)
 			}
 			for _, k := range sortedKeys(t) {
 				walk(t[k], append(path, k), append(parents, t))
@@ -65,6 +106,42 @@ func findPods(doc any) []podInfo {
 }
 
 func clone(p []any) []any { return append([]any(nil), p...) }
+
+// groupKeys mark pod templates that are one member of a multi-pod
+// workload: one server or job spans the pods (kubernetes-gpu.md §7).
+var groupKeys = map[string]string{
+	"leaderWorkerTemplate": "leader-worker-set",
+	"headGroupSpec":        "ray",
+	"workerGroupSpecs":     "ray",
+	"pytorchReplicaSpecs":  "kubeflow",
+	"tfReplicaSpecs":       "kubeflow",
+	"mpiReplicaSpecs":      "kubeflow",
+	"paddleReplicaSpecs":   "kubeflow",
+	"xgbReplicaSpecs":      "kubeflow",
+	"replicatedJobs":       "jobset",
+	"workerSpec":           "kserve",
+	"worker":               "kserve",
+}
+
+// podGroup names the multi-pod workload a pod template at path belongs to.
+func podGroup(path []any) string {
+	for _, p := range path {
+		if k, ok := p.(string); ok && groupKeys[k] != "" {
+			return groupKeys[k]
+		}
+	}
+	return ""
+}
+
+// isGPUCountResource reports the extended resources that count GPUs or
+// GPU slices (kubernetes-gpu.md §1, §2).
+func isGPUCountResource(name string) bool {
+	switch name {
+	case "nvidia.com/gpu", "nvidia.com/gpu.shared", "amd.com/gpu":
+		return true
+	}
+	return strings.HasPrefix(name, "nvidia.com/mig-")
+}
 
 func isContainerList(cs []any) bool {
 	for _, c := range cs {
@@ -102,6 +179,11 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any) podInfo 
 	if pi.Product == "" {
 		pi.Product, pi.ProductAt = affinityProduct(spec, path)
 	}
+	if ns, ok := spec["nodeSelector"].(map[string]any); ok {
+		if s, ok := ns[migStrategyLabel].(string); ok {
+			pi.MIGStrategy, pi.MIGStrategyAt = s, append(clone(path), "nodeSelector", migStrategyLabel)
+		}
+	}
 	pi.HostIPC, _ = spec["hostIPC"].(bool)
 	shmVolumes := map[string]bool{}
 	for _, v := range asList(spec["volumes"]) {
@@ -118,11 +200,15 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any) podInfo 
 			for _, sect := range []string{"requests", "limits"} { // limits win
 				rm, _ := res[sect].(map[string]any)
 				for _, rk := range sortedKeys(rm) {
+					p := append(clone(ci.Path), "resources", sect, rk)
+					if isGPUCountResource(rk) && rm[rk] != nil {
+						q, integer := quantityInt(rm[rk])
+						ci.Resources = append(ci.Resources, gpuResource{Name: rk, Section: sect, Value: rm[rk], Count: q, Integer: integer, Path: p})
+					}
 					n, ok := toInt(rm[rk])
 					if !ok {
 						continue
 					}
-					p := append(clone(ci.Path), "resources", sect, rk)
 					switch {
 					case rk == "nvidia.com/gpu":
 						ci.GPU, ci.GPUPath = n, p
@@ -143,8 +229,11 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any) podInfo 
 			}
 			for _, vmnt := range asList(cm["volumeMounts"]) {
 				mm, _ := vmnt.(map[string]any)
-				if str(mm["mountPath"]) == "/dev/shm" && shmVolumes[str(mm["name"])] {
-					ci.ShmSize = true
+				if strings.TrimRight(str(mm["mountPath"]), "/") == "/dev/shm" {
+					ci.ShmMount = true
+					if shmVolumes[str(mm["name"])] {
+						ci.ShmSize = true
+					}
 				}
 			}
 			pi.Containers = append(pi.Containers, ci)
@@ -212,37 +301,175 @@ func toInt(v any) (int64, bool) {
 	return 0, false
 }
 
+// quantityInt reads a Kubernetes quantity as a whole number: integers,
+// integral floats and quantity strings ("2", "1.0", "1000m", "1k").
+// integer is false for fractions, negative or unparsable values, which
+// API validation rejects for extended resources (kubernetes-gpu.md §1).
+func quantityInt(v any) (n int64, integer bool) {
+	switch t := v.(type) {
+	case int64:
+		return t, t >= 0
+	case int:
+		return int64(t), t >= 0
+	case float64:
+		if t >= 0 && t == math.Trunc(t) && t < 1<<53 {
+			return int64(t), true
+		}
+		return 0, false
+	case string:
+		m := quantityPattern.FindStringSubmatch(strings.TrimSpace(t))
+		if m == nil {
+			return 0, false
+		}
+		r, ok := new(big.Rat).SetString(m[1])
+		if !ok {
+			return 0, false
+		}
+		if mult, ok := quantitySuffixes[m[2]]; ok {
+			r.Mul(r, mult)
+		} else if m[2] != "" {
+			return 0, false
+		}
+		if r.Sign() < 0 || !r.IsInt() || !r.Num().IsInt64() {
+			return 0, false
+		}
+		return r.Num().Int64(), true
+	}
+	return 0, false
+}
+
+// quantityPattern splits a quantity into number and suffix
+// (k8s.io/apimachinery resource.Quantity: decimal SI, binary SI, or an
+// exponent).
+var quantityPattern = regexp.MustCompile(`^([+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)([a-zA-Z]*)$`)
+
+// quantitySuffixes are the Kubernetes quantity suffixes.
+var quantitySuffixes = map[string]*big.Rat{
+	"m": big.NewRat(1, 1000), "k": big.NewRat(1000, 1), "M": big.NewRat(1e6, 1),
+	"G": big.NewRat(1e9, 1), "T": big.NewRat(1e12, 1),
+	"Ki": big.NewRat(1<<10, 1), "Mi": big.NewRat(1<<20, 1), "Gi": big.NewRat(1<<30, 1), "Ti": big.NewRat(1<<40, 1),
+}
+
 // podsInput renders pods in the plain form the rules read.
 func podsInput(pods []podInfo) []any {
 	out := make([]any, 0, len(pods))
 	for _, p := range pods {
-		cs := make([]any, 0, len(p.Containers))
-		for _, c := range p.Containers {
-			migs := make([]any, 0, len(c.MIG))
-			sort.Slice(c.MIG, func(i, j int) bool { return c.MIG[i].Profile < c.MIG[j].Profile })
-			for _, m := range c.MIG {
-				migs = append(migs, map[string]any{"profile": m.Profile, "count": m.Count, "path": m.Path})
-			}
-			cm := map[string]any{"path": c.Path, "name": c.Name, "image": c.Image, "gpu": c.GPU, "mig": migs, "shm": c.ShmSize}
-			if c.GPUPath != nil {
-				cm["gpu_path"] = c.GPUPath
-			}
-			cs = append(cs, cm)
-		}
-		pm := map[string]any{"path": p.Path, "replicas": p.Replicas, "host_ipc": p.HostIPC, "containers": cs}
-		if p.Product != "" {
-			pm["product"] = p.Product
-			pm["product_path"] = p.ProductAt
-		}
-		out = append(out, pm)
+		out = append(out, podInput(p))
 	}
 	return out
 }
 
+func podInput(p podInfo) map[string]any {
+	cs := make([]any, 0, len(p.Containers))
+	for _, c := range p.Containers {
+		cs = append(cs, containerInput(c))
+	}
+	pm := map[string]any{"path": p.Path, "replicas": p.Replicas, "host_ipc": p.HostIPC, "containers": cs, "group": p.Group}
+	if p.Product != "" {
+		pm["product"] = p.Product
+		pm["product_path"] = p.ProductAt
+	}
+	if p.MIGStrategy != "" {
+		pm["mig_strategy"] = p.MIGStrategy
+		pm["mig_strategy_path"] = p.MIGStrategyAt
+	}
+	return pm
+}
+
+func containerInput(c containerInfo) map[string]any {
+	migs := make([]any, 0, len(c.MIG))
+	sort.Slice(c.MIG, func(i, j int) bool { return c.MIG[i].Profile < c.MIG[j].Profile })
+	for _, m := range c.MIG {
+		migs = append(migs, map[string]any{"profile": m.Profile, "count": m.Count, "path": m.Path})
+	}
+	res := make([]any, 0, len(c.Resources))
+	for _, r := range c.Resources {
+		rm := map[string]any{"name": r.Name, "section": r.Section, "value": r.Value, "integer": r.Integer, "path": r.Path}
+		if r.Integer {
+			rm["count"] = r.Count
+		}
+		res = append(res, rm)
+	}
+	cm := map[string]any{"path": c.Path, "name": c.Name, "image": c.Image, "gpu": c.GPU, "mig": migs,
+		"shm": c.ShmSize, "shm_mount": c.ShmMount, "resources": res}
+	if c.GPUPath != nil {
+		cm["gpu_path"] = c.GPUPath
+	}
+	if v := c.VLLM; v != nil {
+		cm["vllm"] = map[string]any{"tp": v.TP, "pp": v.PP, "dp": v.DP, "dp_local": v.DPLocal}
+	}
+	return cm
+}
+
 // kubernetesSubjects adds the pods of a manifest to its subject and
-// derives one vLLM subject per container that launches vLLM.
+// derives one vLLM subject per container that launches vLLM. Each vLLM
+// subject also gets its pod and container (input.k8s.pod, .container), and
+// the manifest's MIG requests are checked against the target GPU's
+// profiles.
 func (l *Linter) kubernetesSubjects(s *subject, proj *Project) ([]*subject, []finding.Finding) {
 	pods := findPods(s.value)
-	s.extra = map[string]any{"k8s": map[string]any{"pods": podsInput(pods)}}
-	return l.vllmContainerSubjects(s, pods, proj)
+	vs, fs := l.vllmContainerSubjects(s, pods, proj)
+	for _, v := range vs {
+		for pi := range pods {
+			for ci := range pods[pi].Containers {
+				if pathEqual(pods[pi].Containers[ci].Path, v.prefix) {
+					pods[pi].Containers[ci].VLLM = parallelOf(v)
+				}
+			}
+		}
+	}
+	k8s := map[string]any{}
+	ps := make([]any, 0, len(pods))
+	for _, p := range pods {
+		pm := podInput(p)
+		l.annotateMIG(s, proj, p, pm)
+		ps = append(ps, pm)
+	}
+	k8s["pods"] = ps
+	for _, v := range vs {
+		for i, p := range pods {
+			for j, c := range p.Containers {
+				if pathEqual(c.Path, v.prefix) {
+					pm := ps[i].(map[string]any)
+					v.extra = map[string]any{"k8s": map[string]any{
+						"pod": pm, "container": pm["containers"].([]any)[j],
+					}}
+				}
+			}
+		}
+	}
+	s.extra = map[string]any{"k8s": k8s}
+	l.embeddedConfigs(s)
+	return vs, fs
+}
+
+func pathEqual(a, b []any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// parallelOf reads a vLLM subject's parallel sizes.
+func parallelOf(s *subject) *vllmParallel {
+	get := func(f string) int64 {
+		if v, ok := s.work.Get(f); ok {
+			if n, ok := v.(int64); ok && n > 0 {
+				return n
+			}
+		}
+		return 1
+	}
+	p := &vllmParallel{TP: get("parallel.tp"), PP: get("parallel.pp"), DP: get("parallel.dp")}
+	if m, ok := s.value.(map[string]any); ok {
+		if n, ok := toInt(m["data-parallel-size-local"]); ok {
+			p.DPLocal = n
+		}
+	}
+	return p
 }

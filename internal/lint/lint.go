@@ -37,6 +37,8 @@ type Options struct {
 	Project *Project
 	// Projects are the project files found above the run's files.
 	Projects *ProjectSet
+	// Cache, when set, returns stored results for unchanged inputs.
+	Cache *Cache
 }
 
 // Deps are the compiled assets a Linter shares across files.
@@ -74,6 +76,9 @@ type FileResult struct {
 	Findings []finding.Finding
 	// Data is the file's content as read (for fix and diff).
 	Data []byte
+	// incomplete marks a result cut short by the evaluation timeout; it
+	// is never cached.
+	incomplete bool
 }
 
 // Result is a whole run.
@@ -148,7 +153,22 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 			File: path, Pos: finding.Pos{Line: 1, Col: 1}, Msg: err.Error(),
 		})}}, nil
 	}
-	return l.LintBytes(ctx, path, data)
+	if l.opts.Cache == nil {
+		return l.LintBytes(ctx, path, data)
+	}
+	key := l.opts.Cache.key(path, data, l.project(path))
+	if e, ok := l.opts.Cache.get(key); ok {
+		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings))}
+		for i, f := range e.Findings {
+			fr.Findings[i] = f.Finding
+		}
+		return fr, nil
+	}
+	fr, err := l.LintBytes(ctx, path, data)
+	if err == nil && !fr.incomplete {
+		l.opts.Cache.put(key, fr)
+	}
+	return fr, err
 }
 
 // readLimited reads a file, refusing one over max bytes without reading it

@@ -136,7 +136,7 @@ func (s *subject) input(params map[string]any) map[string]any {
 
 // evaluate runs the rules over one subject and resolves their results
 // into findings.
-func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any) ([]finding.Finding, error) {
+func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any) ([]finding.Finding, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, l.opts.FileTimeout)
 	defer cancel()
 	results, err := l.deps.Engine.Eval(ctx, s.kind, s.input(params))
@@ -147,9 +147,9 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 				Message: fmt.Sprintf("policy evaluation took longer than %s and was stopped; results for this document are incomplete", l.opts.FileTimeout),
 				Range:   s.docStart(),
 			}, "")
-			return []finding.Finding{f}, nil
+			return []finding.Finding{f}, true, nil
 		}
-		return nil, fmt.Errorf("%s: %w", s.file.Path, err)
+		return nil, false, fmt.Errorf("%s: %w", s.file.Path, err)
 	}
 	out := make([]finding.Finding, 0, len(results))
 	for _, r := range results {
@@ -172,5 +172,5 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 		}
 		out = append(out, f)
 	}
-	return out, nil
+	return out, false, nil
 }

@@ -1,0 +1,360 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/github"
+	"github.com/gpulint/gpulint/internal/lint"
+	"github.com/gpulint/gpulint/internal/report"
+)
+
+// annotationCap is how many annotations of each level GitHub keeps per
+// step; it counts the rest without showing them (actions/runner,
+// src/Runner.Worker/ExecutionContext.cs, _maxIssueCount = 10).
+const annotationCap = 10
+
+// maxSummaryLen bounds the job summary: the runner refuses a step summary
+// over 1 MiB ("$GITHUB_STEP_SUMMARY upload aborted, supports content up
+// to a size of 1024k", docs.github.com/actions/using-workflows/
+// workflow-commands-for-github-actions#adding-a-job-summary). Room is
+// left for the closing notes.
+const maxSummaryLen = 1<<20 - 4<<10
+
+func runAction(ctx context.Context, o *ActionOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	pr, err := readPullRequest(o.EventPath, o.Repo)
+	if err != nil {
+		return err
+	}
+	var client *github.Client
+	if o.needsToken(pr) {
+		if o.Token == "" {
+			return &usageError{errors.New("input github-token is empty; on a pull request it is needed to list the changed files and to comment (set comment, suggestions and only-changed to false to run without it)")}
+		}
+		client, err = github.NewClient(nil, o.Token, o.APIURL, github.WithRetryNotify(func(e github.RetryEvent) { o.logf("%s", e) }))
+		if err != nil {
+			return &usageError{err}
+		}
+	}
+	if pr == nil {
+		o.logf("not a pull request event (%s): linting %s; no comment", valueOr(o.EventName, "none"), strings.Join(o.Paths, " "))
+	}
+
+	var changed []github.ChangedFile
+	if client != nil && (o.OnlyChanged || o.Suggestions) {
+		if changed, err = client.ChangedFiles(ctx, pr.Owner, pr.Repo, pr.Number); err != nil {
+			return apiError(err, pr)
+		}
+	}
+	files, err := o.selectFiles(pr != nil && o.OnlyChanged, changed)
+	if err != nil {
+		return err
+	}
+	target := o.Target
+	if target.Config != "" {
+		target.Config = o.inWorkspace(target.Config)
+	}
+	if target.Model != "" {
+		if st, err := os.Stat(o.inWorkspace(target.Model)); err == nil && st.IsDir() {
+			target.Model = o.inWorkspace(target.Model)
+		}
+	}
+	res := &lint.Result{}
+	if len(files) > 0 {
+		l, collected, _, err := prepareRun(o.Factory, files, target, 0)
+		if err != nil {
+			return err
+		}
+		if res, err = l.Run(ctx, collected); err != nil {
+			return err
+		}
+	}
+	relativize(res, o.Workspace)
+	in := reportInput(res)
+	in.ToolVersion = Version
+
+	omitted, err := annotate(o.Factory.IO.Out, in.Findings)
+	if err != nil {
+		return fmt.Errorf("write annotations: %w", err)
+	}
+	if o.SARIFFile != "" {
+		if err := writeSARIF(o.inWorkspace(o.SARIFFile), in); err != nil {
+			return err
+		}
+	}
+
+	repo, sha := o.Repo, o.SHA
+	if pr != nil {
+		repo, sha = pr.Owner+"/"+pr.Repo, pr.HeadSHA
+	}
+	var feedbackErr error
+	readOnly := false
+	if client != nil {
+		readOnly, feedbackErr = o.feedback(ctx, client, pr, in, changed, github.CommentOptions{Repo: repo, SHA: sha, ServerURL: o.ServerURL})
+	}
+	if readOnly {
+		o.logf("%s", readOnlyNote)
+	}
+
+	summary := report.MarkdownBody(in, report.MarkdownOptions{Repo: repo, SHA: sha, ServerURL: o.ServerURL, MaxLen: maxSummaryLen})
+	summary += omittedNote(omitted)
+	if readOnly {
+		summary += "\n_gpulint could not comment on this pull request: its token is read-only, as for pull requests from forks._\n"
+	}
+	if o.Factory.Env.get("GITHUB_STEP_SUMMARY") != "" {
+		if err := guard("write the job summary", func() { o.gha.AddStepSummary(summary) }); err != nil {
+			return err
+		}
+	}
+	if err := o.setOutputs(in); err != nil {
+		return err
+	}
+	s := in.Summary
+	o.logf("%d %s checked: %s, %s, %s", s.Files, plural(s.Files, "file", "files"),
+		count(s.Errors, "error"), count(s.Warnings, "warning"), count(s.Infos, "info"))
+	if feedbackErr != nil {
+		return apiError(feedbackErr, pr)
+	}
+	failOn, _ := finding.ParseSeverity(o.FailOn)
+	if failOn != finding.SeverityNone && finding.Worst(in.Findings) >= failOn {
+		return findingsError{}
+	}
+	return nil
+}
+
+func valueOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func count(n int, what string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, what, what+"s"))
+}
+
+// feedback keeps the pull request comment and posts the suggestions. It
+// reports a read-only token instead of failing on it.
+func (o *ActionOptions) feedback(ctx context.Context, c *github.Client, pr *pullRequest, in report.Input, changed []github.ChangedFile, co github.CommentOptions) (readOnly bool, err error) {
+	if o.Comment {
+		res, err := c.UpsertComment(ctx, pr.Owner, pr.Repo, pr.Number, github.CommentBody(in, co))
+		if errors.Is(err, github.ErrReadOnlyToken) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		o.logf("comment %s: %s", res.Action, res.URL)
+	}
+	if o.Suggestions {
+		sugs := github.Suggestions(in, github.ChangedLines(changed))
+		posted, skipped, err := c.PostSuggestions(ctx, pr.Owner, pr.Repo, pr.Number, pr.HeadSHA, sugs)
+		if errors.Is(err, github.ErrReadOnlyToken) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if posted+skipped > 0 {
+			o.logf("suggestions: %d posted, %d already there or refused", posted, skipped)
+		}
+	}
+	return false, nil
+}
+
+// selectFiles returns the absolute paths to lint: what the paths input
+// names (directories walked as lint does), narrowed to the pull request's
+// changed files when onlyChanged. Files whose real location lies outside
+// the workspace (a symlink a pull request may add) are skipped.
+func (o *ActionOptions) selectFiles(onlyChanged bool, changed []github.ChangedFile) ([]string, error) {
+	roots := make([]string, len(o.Paths))
+	for i, p := range o.Paths {
+		roots[i] = o.inWorkspace(p)
+	}
+	all, err := lint.Collect(roots)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("input paths: %w", err)}
+	}
+	if onlyChanged {
+		want := map[string]bool{}
+		for _, f := range changed {
+			if f.Status != "removed" && filepath.IsLocal(filepath.FromSlash(f.Path)) {
+				want[filepath.Join(o.Workspace, filepath.FromSlash(f.Path))] = true
+			}
+		}
+		kept := all[:0]
+		for _, p := range all {
+			if want[p] {
+				kept = append(kept, p)
+			}
+		}
+		all = kept
+	}
+	realWS, err := filepath.EvalSymlinks(o.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	var out []string
+	for _, p := range all {
+		if err := insideAsFile(realWS, p); err != nil {
+			o.logf("skipped %s: %v", o.rel(p), err)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// insideAsFile checks that p, with every symlink resolved, is a regular
+// file inside the directory realRoot (itself resolved).
+func insideAsFile(realRoot, p string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return err
+	}
+	if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) {
+		return errors.New("it leads outside the workspace")
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return errors.New("not a regular file")
+	}
+	return nil
+}
+
+// rel returns p relative to the workspace with forward slashes, or p
+// itself when it lies outside.
+func (o *ActionOptions) rel(p string) string { return relTo(o.Workspace, p) }
+
+func relTo(root, p string) string {
+	if !filepath.IsAbs(p) {
+		return filepath.ToSlash(p)
+	}
+	r, err := filepath.Rel(root, p)
+	if err != nil || !filepath.IsLocal(r) {
+		return filepath.ToSlash(p)
+	}
+	return filepath.ToSlash(r)
+}
+
+// relativize rewrites a result's paths relative to the workspace, as
+// annotations, suggestions, links and SARIF need them.
+func relativize(res *lint.Result, root string) {
+	prefix := root + string(filepath.Separator)
+	for i := range res.Files {
+		res.Files[i].Path = relTo(root, res.Files[i].Path)
+	}
+	for i := range res.Findings {
+		f := &res.Findings[i]
+		f.Range.File = relTo(root, f.Range.File)
+		f.Message = strings.ReplaceAll(f.Message, prefix, "")
+		for j := range f.Related {
+			f.Related[j].Range.File = relTo(root, f.Related[j].Range.File)
+		}
+		for j := range f.Fixes {
+			for k := range f.Fixes[j].Edits {
+				f.Fixes[j].Edits[k].File = relTo(root, f.Fixes[j].Edits[k].File)
+			}
+		}
+	}
+}
+
+// annotate writes the annotations, most severe first and at most
+// annotationCap per level, and returns how many it left out per level.
+func annotate(w io.Writer, fs []finding.Finding) (map[finding.Severity]int, error) {
+	omitted := map[finding.Severity]int{}
+	var shown []finding.Finding
+	for _, sev := range []finding.Severity{finding.SeverityError, finding.SeverityWarning, finding.SeverityInfo} {
+		n := 0
+		for _, f := range fs {
+			if f.Severity != sev {
+				continue
+			}
+			if n == annotationCap {
+				omitted[sev]++
+				continue
+			}
+			shown = append(shown, f)
+			n++
+		}
+	}
+	return omitted, report.GitHub(w, report.Input{Findings: shown}, report.Options{})
+}
+
+// omittedNote tells the summary's reader which findings have no
+// annotation.
+func omittedNote(omitted map[finding.Severity]int) string {
+	var parts []string
+	for _, l := range []struct {
+		sev  finding.Severity
+		name string
+	}{{finding.SeverityError, "error"}, {finding.SeverityWarning, "warning"}, {finding.SeverityInfo, "notice"}} {
+		if n := omitted[l.sev]; n > 0 {
+			parts = append(parts, count(n, l.name))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n_GitHub shows %d annotations of each level per step; %s more are listed above only._\n", annotationCap, strings.Join(parts, ", "))
+}
+
+// writeSARIF writes the SARIF log to path, creating its directory.
+func writeSARIF(path string, in report.Input) error {
+	var buf bytes.Buffer
+	if err := report.SARIF(&buf, in, report.Options{}); err != nil {
+		return fmt.Errorf("render SARIF: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write SARIF: %w", err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write SARIF: %w", err)
+	}
+	return nil
+}
+
+// setOutputs writes the step outputs when the runner provides the file.
+// Values never hold a line break, so none can end the file command's
+// delimited block early.
+func (o *ActionOptions) setOutputs(in report.Input) error {
+	if o.Factory.Env.get("GITHUB_OUTPUT") == "" {
+		return nil
+	}
+	s := in.Summary
+	outs := [][2]string{
+		{"findings", strconv.Itoa(len(in.Findings))},
+		{"errors", strconv.Itoa(s.Errors)},
+		{"warnings", strconv.Itoa(s.Warnings)},
+		{"sarif-file", ""},
+	}
+	if o.SARIFFile != "" {
+		outs[3][1] = filepath.ToSlash(filepath.Clean(o.SARIFFile))
+	}
+	for _, kv := range outs {
+		v := strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f {
+				return -1
+			}
+			return r
+		}, kv[1])
+		if err := guard("set output "+kv[0], func() { o.gha.SetOutput(kv[0], v) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,192 @@
+package lint
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/source"
+)
+
+// Cache stores each file's findings under a key made of everything that
+// can change them: the file's bytes and path, gpulint's version, the
+// policies, schemas and catalogs, the target flags and limits, and the
+// project file that applies. A hit is therefore never stale; a changed
+// input is simply a different key.
+type Cache struct {
+	dir  string
+	salt []byte
+}
+
+// NewCache opens a cache in dir. salt identifies everything run-wide that
+// results depend on (see Salt).
+func NewCache(dir string, salt []byte) *Cache {
+	return &Cache{dir: dir, salt: salt}
+}
+
+// Salt hashes the run-wide inputs of results: the version, every policy,
+// schema and catalog file, and the options.
+func Salt(version string, assets []fs.FS, opts Options) ([]byte, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "gpulint %s\n", version)
+	for i, a := range assets {
+		if a == nil {
+			continue
+		}
+		fmt.Fprintf(h, "asset %d\n", i)
+		if err := hashFS(h, a); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(h, "gpu=%q gpus=%d model=%q limits=%+v timeout=%s\n", opts.GPU, opts.GPUs, opts.Model, opts.Limits, opts.FileTimeout)
+	if st, err := os.Stat(opts.Model); err == nil && st.IsDir() {
+		// A local model directory: its config and the size and time of
+		// every file (safetensors headers are read from them).
+		if err := hashFS(h, os.DirFS(opts.Model)); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Project != nil {
+		fmt.Fprintf(h, "project %s\n", opts.Project.Path)
+		hashFile(h, opts.Project.Path)
+	}
+	return h.Sum(nil), nil
+}
+
+// hashFS hashes every file of fsys in path order: contents for small
+// files, size and modification time for large ones (model weights).
+func hashFS(h hash.Hash, fsys fs.FS) error {
+	var paths []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("hash policies and schemas: %w", err)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		st, err := fs.Stat(fsys, p)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %d\n", p, st.Size())
+		if st.Size() > 1<<20 {
+			fmt.Fprintf(h, "mtime %d\n", st.ModTime().UnixNano())
+			continue
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		h.Write(data)
+	}
+	return nil
+}
+
+func hashFile(h hash.Hash, path string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(h, "unreadable %v\n", err)
+		return
+	}
+	h.Write(data)
+}
+
+// key is the cache key of one file's content under a project.
+func (c *Cache) key(path string, data []byte, proj *Project) string {
+	h := sha256.New()
+	h.Write(c.salt)
+	abs, _ := filepath.Abs(path)
+	fmt.Fprintf(h, "\npath %q %q\n", path, abs)
+	if proj != nil {
+		fmt.Fprintf(h, "project %s\n", proj.Path)
+		hashFile(h, proj.Path)
+	}
+	fmt.Fprintf(h, "data %d\n", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (c *Cache) file(key string) string {
+	return filepath.Join(c.dir, key[:2], key[2:]+".json")
+}
+
+// cacheEntry is what the cache stores for a file.
+type cacheEntry struct {
+	Kind     source.Kind     `json:"kind"`
+	Findings []cachedFinding `json:"findings"`
+}
+
+type cachedFinding struct {
+	finding.Finding
+	Sev finding.Severity `json:"sev"`
+}
+
+// get returns the cached result for a key.
+func (c *Cache) get(key string) (cacheEntry, bool) {
+	data, err := os.ReadFile(c.file(key))
+	if err != nil {
+		return cacheEntry{}, false
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return cacheEntry{}, false // a damaged entry is a miss
+	}
+	for i := range e.Findings {
+		f := &e.Findings[i]
+		f.Severity = f.Sev
+		for j, p := range f.Path {
+			if n, ok := p.(float64); ok {
+				f.Path[j] = int(n) // JSON numbers come back as float64
+			}
+		}
+	}
+	return e, true
+}
+
+// put stores a result; failures only cost a future miss.
+func (c *Cache) put(key string, fr FileResult) {
+	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings))}
+	for i, f := range fr.Findings {
+		e.Findings[i] = cachedFinding{Finding: f, Sev: f.Severity}
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	p := c.file(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".entry-*")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
+		os.Remove(tmp.Name())
+	}
+}
+
+// DefaultCacheDir is the cache's place in the user's cache directory.
+func DefaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "gpulint", "results"), nil
+}
