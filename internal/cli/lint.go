@@ -23,13 +23,15 @@ import (
 // TargetFlags are the flags that name the target hardware and model, the
 // project file, custom policies and the per-file time limit.
 type TargetFlags struct {
-	GPU      string
-	GPUs     int
-	Model    string
-	Config   string
-	Policies []string
-	Timeout  time.Duration
-	NoCache  bool
+	GPU        string
+	GPUs       int
+	Model      string
+	Config     string
+	Policies   []string
+	Timeout    time.Duration
+	RunTimeout time.Duration
+	MaxBytes   int64
+	NoCache    bool
 }
 
 func (t *TargetFlags) register(cmd *cobra.Command) {
@@ -38,7 +40,9 @@ func (t *TargetFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&t.Model, "model", "", "model: a catalog id (meta-llama/Llama-3.1-8B) or a local directory with a Hugging Face config.json")
 	cmd.Flags().StringVar(&t.Config, "config", "", "project file to use instead of the .gpulint.yaml found above each file")
 	cmd.Flags().StringArrayVar(&t.Policies, "policy", nil, "directory of custom Rego policies (repeatable); they run in the same sandbox as the built-in rules")
-	cmd.Flags().DurationVar(&t.Timeout, "timeout", 10*time.Second, "stop evaluating one file after this long and report it")
+	cmd.Flags().DurationVar(&t.Timeout, "timeout", 0, "stop evaluating one file after this long and report it (default 10s, or limits.timeout in .gpulint.yaml)")
+	cmd.Flags().DurationVar(&t.RunTimeout, "run-timeout", 0, "report files not started after the whole run has taken this long (default none, or limits.run-timeout)")
+	cmd.Flags().Int64Var(&t.MaxBytes, "max-file-bytes", 0, "do not parse files larger than this (default 10 MiB, or limits.max-file-bytes)")
 	cmd.Flags().BoolVar(&t.NoCache, "no-cache", false, "do not read or write the result cache")
 }
 
@@ -97,8 +101,8 @@ func (o *LintOptions) validate() error {
 	if !slices.Contains([]string{"auto", "always", "never"}, o.Color) {
 		return &usageError{fmt.Errorf("unknown --color %q (want auto, always or never)", o.Color)}
 	}
-	if o.Target.GPUs < 0 || o.Workers < 0 {
-		return &usageError{errors.New("--gpus and --workers must not be negative")}
+	if o.Target.GPUs < 0 || o.Workers < 0 || o.Target.Timeout < 0 || o.Target.RunTimeout < 0 || o.Target.MaxBytes < 0 {
+		return &usageError{errors.New("--gpus, --workers, --timeout, --run-timeout and --max-file-bytes must not be negative")}
 	}
 	return nil
 }
@@ -117,7 +121,9 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	if err != nil {
 		return nil, nil, nil, &usageError{err}
 	}
-	lopts := lint.Options{GPU: t.GPU, GPUs: t.GPUs, Model: t.Model, Workers: workers, FileTimeout: t.Timeout}
+	lopts := lint.Options{GPU: t.GPU, GPUs: t.GPUs, Model: t.Model, Workers: workers,
+		FileTimeout: t.Timeout, RunTimeout: t.RunTimeout}
+	lopts.Limits.MaxBytes = t.MaxBytes
 	policyDirs := append([]string(nil), t.Policies...)
 	if t.Config != "" {
 		p, err := lint.LoadProject(t.Config, deps.Validator)
@@ -126,6 +132,9 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 		}
 		lopts.Project = p
 		policyDirs = append(policyDirs, p.PolicyDirs()...)
+		if lopts.RunTimeout == 0 {
+			lopts.RunTimeout = p.Limits.RunTimeout
+		}
 	} else {
 		ps, err := lint.LoadProjects(files, deps.Validator)
 		if err != nil {
@@ -133,6 +142,9 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 		}
 		lopts.Projects = ps
 		policyDirs = append(policyDirs, ps.PolicyDirs()...)
+		if lopts.RunTimeout == 0 {
+			lopts.RunTimeout = ps.RunTimeout()
+		}
 	}
 	if len(policyDirs) > 0 {
 		custom, err := withCustomPolicies(f, policyDirs)

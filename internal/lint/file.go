@@ -15,7 +15,9 @@ import (
 // path's directory.
 func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileResult, error) {
 	fr := FileResult{Path: path, Kind: source.KindUnknown, Data: data}
-	f, err := source.Parse(path, data, l.opts.Limits)
+	proj := l.project(path)
+	lim, _ := l.limits(proj)
+	f, err := source.Parse(path, data, lim)
 	var perr *source.Error
 	if err != nil {
 		if !errors.As(err, &perr) {
@@ -38,7 +40,6 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		// still reports its syntax error; a valid unknown file is skipped.
 		return fr, nil
 	}
-	proj := l.project(path)
 	subjects, fs := l.subjects(f, fr.Kind, proj)
 	fr.Findings = append(fr.Findings, fs...)
 	params := proj.params()
@@ -64,7 +65,8 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 		if d.Root == nil {
 			continue
 		}
-		value, err := d.Root.ToValue(l.opts.Limits.MaxNodes)
+		lim, _ := l.limits(proj)
+		value, err := d.Root.ToValue(lim.MaxNodes)
 		if err != nil {
 			var perr *source.Error
 			if errors.As(err, &perr) {

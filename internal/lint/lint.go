@@ -30,9 +30,12 @@ type Options struct {
 	Model string
 	// Workers bounds the files checked at once (default: GOMAXPROCS).
 	Workers int
-	Limits  source.Limits
-	// FileTimeout bounds the evaluation of one file.
-	FileTimeout time.Duration
+	// Limits set by flags; zero fields fall back to the project file, then
+	// to source.DefaultLimits.
+	Limits source.Limits
+	// FileTimeout bounds the evaluation of one file (flag; else the
+	// project file; else 10 s). RunTimeout bounds the whole run.
+	FileTimeout, RunTimeout time.Duration
 	// Project, when set, overrides the .gpulint.yaml found by walking up.
 	Project *Project
 	// Projects are the project files found above the run's files.
@@ -60,13 +63,45 @@ func New(deps Deps, opts Options) *Linter {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	if opts.Limits == (source.Limits{}) {
-		opts.Limits = source.DefaultLimits()
-	}
-	if opts.FileTimeout <= 0 {
-		opts.FileTimeout = 10 * time.Second
-	}
 	return &Linter{deps: deps, opts: opts}
+}
+
+// defaultFileTimeout bounds one file's evaluation unless configured.
+const defaultFileTimeout = 10 * time.Second
+
+// limits returns the limits for a file: flags, then its project file,
+// then the defaults.
+func (l *Linter) limits(proj *Project) (source.Limits, time.Duration) {
+	lim := source.DefaultLimits()
+	timeout := defaultFileTimeout
+	if proj != nil {
+		pl := proj.Limits
+		if pl.MaxBytes > 0 {
+			lim.MaxBytes = int64(pl.MaxBytes)
+		}
+		if pl.MaxDepth > 0 {
+			lim.MaxDepth = pl.MaxDepth
+		}
+		if pl.MaxNodes > 0 {
+			lim.MaxNodes = pl.MaxNodes
+		}
+		if pl.Timeout > 0 {
+			timeout = pl.Timeout
+		}
+	}
+	if f := l.opts.Limits; f.MaxBytes > 0 {
+		lim.MaxBytes = f.MaxBytes
+	}
+	if f := l.opts.Limits; f.MaxDepth > 0 {
+		lim.MaxDepth = f.MaxDepth
+	}
+	if f := l.opts.Limits; f.MaxNodes > 0 {
+		lim.MaxNodes = f.MaxNodes
+	}
+	if l.opts.FileTimeout > 0 {
+		timeout = l.opts.FileTimeout
+	}
+	return lim, timeout
 }
 
 // FileResult is what one file produced.
@@ -116,11 +151,20 @@ func (l *Linter) Run(ctx context.Context, files []string) (*Result, error) {
 	errs := make([]error, len(files))
 	jobs := make(chan int)
 	var wg sync.WaitGroup
+	var deadline time.Time
+	if l.opts.RunTimeout > 0 {
+		deadline = time.Now().Add(l.opts.RunTimeout)
+	}
 	for w := 0; w < min(l.opts.Workers, max(len(files), 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
+				if !deadline.IsZero() && time.Now().After(deadline) {
+					results[i] = l.limitResult(files[i], finding.Pos{Line: 1, Col: 1},
+						fmt.Sprintf("not checked: the run reached its time limit of %s", l.opts.RunTimeout))
+					continue
+				}
 				results[i], errs[i] = l.lintPath(ctx, files[i])
 			}
 		}()
@@ -143,11 +187,12 @@ func (l *Linter) Run(ctx context.Context, files []string) (*Result, error) {
 
 // lintPath reads one file within the size limit and lints it.
 func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) {
-	data, err := readLimited(path, l.opts.Limits.MaxBytes)
+	lim, _ := l.limits(l.project(path))
+	data, err := readLimited(path, lim.MaxBytes)
 	if err != nil {
 		var perr *source.Error
 		if errors.As(err, &perr) {
-			return FileResult{Path: path, Kind: source.KindUnknown, Findings: []finding.Finding{l.parseFinding(perr)}}, nil
+			return l.limitResult(path, perr.Pos, perr.Msg), nil
 		}
 		return FileResult{Path: path, Kind: source.KindUnknown, Findings: []finding.Finding{l.parseFinding(&source.Error{
 			File: path, Pos: finding.Pos{Line: 1, Col: 1}, Msg: err.Error(),
@@ -202,9 +247,24 @@ func readLimited(path string, maxBytes int64) ([]byte, error) {
 	return data, nil
 }
 
-// parseFinding turns a positioned input error into a parse-error finding.
+// limitResult is the result of a file not checked because of a limit.
+func (l *Linter) limitResult(path string, pos finding.Pos, msg string) FileResult {
+	r, _ := l.deps.Catalog.Lookup("limit-exceeded")
+	end := pos
+	end.Col++
+	end.Offset++
+	f := l.stamp(r, finding.Finding{Message: msg, Range: finding.Range{File: path, Start: pos, End: end}}, "")
+	return FileResult{Path: path, Kind: source.KindUnknown, Findings: []finding.Finding{f}, incomplete: true}
+}
+
+// parseFinding turns a positioned input error into a parse-error finding,
+// or a limit-exceeded one when the reader stopped at a limit.
 func (l *Linter) parseFinding(e *source.Error) finding.Finding {
-	r, _ := l.deps.Catalog.Lookup("parse-error")
+	slug := "parse-error"
+	if e.Limit {
+		slug = "limit-exceeded"
+	}
+	r, _ := l.deps.Catalog.Lookup(slug)
 	end := e.Pos
 	end.Col++
 	end.Offset++

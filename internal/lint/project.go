@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
@@ -28,6 +29,14 @@ type Project struct {
 	FailOn string
 	// Policies are custom policy directories, relative to Root.
 	Policies []string
+	// Limits override the default safety limits for files under Root.
+	Limits ProjectLimits
+}
+
+// ProjectLimits are the limits a project file may set; zero means unset.
+type ProjectLimits struct {
+	MaxBytes, MaxDepth, MaxNodes int
+	Timeout, RunTimeout          time.Duration
 }
 
 // PolicyDirs returns the project's custom policy directories as paths.
@@ -145,6 +154,20 @@ func LoadProject(path string, v *normalize.Validator) (*Project, error) {
 	p.FailOn = str(m["fail-on"])
 	for _, d := range asList(m["policies"]) {
 		p.Policies = append(p.Policies, str(d))
+	}
+	if lm, ok := m["limits"].(map[string]any); ok {
+		num := func(k string) int {
+			n, _ := lm[k].(int64)
+			return int(n)
+		}
+		dur := func(k string) time.Duration {
+			d, _ := time.ParseDuration(str(lm[k]))
+			return d
+		}
+		p.Limits = ProjectLimits{
+			MaxBytes: num("max-file-bytes"), MaxDepth: num("max-depth"), MaxNodes: num("max-nodes"),
+			Timeout: dur("timeout"), RunTimeout: dur("run-timeout"),
+		}
 	}
 	return p, nil
 }
@@ -352,6 +375,16 @@ func (ps *ProjectSet) PolicyDirs() []string {
 		out = append(out, p.PolicyDirs()...)
 	}
 	return out
+}
+
+// RunTimeout is the first run-timeout any project file sets (0: none).
+func (ps *ProjectSet) RunTimeout() time.Duration {
+	for _, d := range sortedKeys(ps.byDir) {
+		if p := ps.byDir[d]; p != nil && p.Limits.RunTimeout > 0 {
+			return p.Limits.RunTimeout
+		}
+	}
+	return 0
 }
 
 // find returns the project for a file path (nil when none).

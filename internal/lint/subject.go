@@ -137,14 +137,15 @@ func (s *subject) input(params map[string]any) map[string]any {
 // evaluate runs the rules over one subject and resolves their results
 // into findings.
 func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any) ([]finding.Finding, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, l.opts.FileTimeout)
+	_, timeout := l.limits(l.project(s.file.Path))
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	results, err := l.deps.Engine.Eval(ctx, s.kind, s.input(params))
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			r, _ := l.deps.Catalog.Lookup("parse-error")
+			r, _ := l.deps.Catalog.Lookup("limit-exceeded")
 			f := l.stamp(r, finding.Finding{
-				Message: fmt.Sprintf("policy evaluation took longer than %s and was stopped; results for this document are incomplete", l.opts.FileTimeout),
+				Message: fmt.Sprintf("policy evaluation took longer than %s and was stopped; results for this document are incomplete", timeout),
 				Range:   s.docStart(),
 			}, "")
 			return []finding.Finding{f}, true, nil

@@ -186,6 +186,9 @@ type Error struct {
 	File string
 	Pos  finding.Pos
 	Msg  string
+	// Limit marks an error that stops at a safety limit (size, depth,
+	// alias expansion) rather than at a syntax error.
+	Limit bool
 }
 
 func (e *Error) Error() string {
