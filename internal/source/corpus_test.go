@@ -39,6 +39,51 @@ func corpusFiles(t testing.TB) []string {
 	return files
 }
 
+// checkScalarText fails unless each scalar's source text matches its value:
+// a quoted scalar starts and ends with its quote, a plain one holds the
+// value's words (folding aside), a block one starts with its header.
+func checkScalarText(t testing.TB, f *File) {
+	t.Helper()
+	var visit func(n *Node)
+	visit = func(n *Node) {
+		for _, e := range n.Entries {
+			visit(e.Key)
+			visit(e.Value)
+		}
+		for _, it := range n.Items {
+			visit(it)
+		}
+		if n.Kind != ScalarNode {
+			return
+		}
+		text := string(f.Data[n.Start.Offset:n.End.Offset])
+		if hasProperties(f.Data, n.Start.Offset) {
+			return // tags and anchors come first; not in the corpus
+		}
+		ok := true
+		switch n.Style {
+		case DoubleQuoted:
+			ok = len(text) >= 2 && text[0] == '"' && text[len(text)-1] == '"'
+		case SingleQuoted:
+			ok = len(text) >= 2 && text[0] == '\'' && text[len(text)-1] == '\''
+		case Literal:
+			ok = strings.HasPrefix(text, "|")
+		case Folded:
+			ok = strings.HasPrefix(text, ">")
+		default:
+			ok = strings.Join(strings.Fields(text), " ") == strings.Join(strings.Fields(n.Text), " ")
+		}
+		if !ok {
+			t.Errorf("%s:%d:%d: scalar text %q does not match value %q", f.Path, n.Start.Line, n.Start.Col, text, n.Text)
+		}
+	}
+	for _, d := range f.Docs {
+		if d.Root != nil {
+			visit(d.Root)
+		}
+	}
+}
+
 // TestCorpus parses every corpus file. The only failures allowed are the
 // known broken ones, each with a positioned error.
 func TestCorpus(t *testing.T) {
@@ -71,6 +116,7 @@ func TestCorpus(t *testing.T) {
 		}
 		formats[f.Format]++
 		checkTree(t, f)
+		checkScalarText(t, f)
 		for _, d := range f.Docs {
 			if _, err := d.Root.ToValue(0); err != nil {
 				t.Errorf("%s: document %d: %v", p, d.Index, err)

@@ -289,10 +289,39 @@ func (b *editBuf) result(file string) []finding.Edit {
 		if string(b.orig[e.Start:e.End]) == e.NewText {
 			continue
 		}
+		e = trimLines(b.orig, e)
 		e.File = file
 		out = append(out, e)
 	}
 	return out
+}
+
+// trimLines drops the whole lines an edit leaves unchanged at its start
+// and end, so that a replaced block shows only the lines that differ.
+func trimLines(orig []byte, e finding.Edit) finding.Edit {
+	old, nw := string(orig[e.Start:e.End]), e.NewText
+	startsLine := e.Start == 0 || orig[e.Start-1] == '\n'
+	lineStart := func(s string, i int) bool {
+		if i == 0 {
+			return startsLine
+		}
+		return s[i-1] == '\n'
+	}
+	p := 0
+	for p < len(old) && p < len(nw) && old[p] == nw[p] {
+		p++
+	}
+	for p > 0 && old[p-1] != '\n' {
+		p--
+	}
+	k := 0
+	for k < len(old)-p && k < len(nw)-p && old[len(old)-1-k] == nw[len(nw)-1-k] {
+		k++
+	}
+	for k > 0 && !(lineStart(old, len(old)-k) && lineStart(nw, len(nw)-k)) {
+		k--
+	}
+	return finding.Edit{Start: e.Start + p, End: e.End - k, NewText: nw[p : len(nw)-k]}
 }
 
 // applyTo applies sorted, non-overlapping edits to data.

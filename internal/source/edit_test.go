@@ -270,3 +270,27 @@ func setSection(a *txtar.Archive, name string, data []byte) {
 	}
 	a.Files = append(a.Files, txtar.File{Name: name, Data: data})
 }
+
+func TestTrimLines(t *testing.T) {
+	tests := []struct {
+		name, orig, newText string
+		start, end          int
+		want                finding.Edit
+	}{
+		{"same first and last lines", "a\nb\nc\n", "a\nB\nc\n", 0, 6, finding.Edit{Start: 2, End: 4, NewText: "B\n"}},
+		{"no line break", "fp16", "bf16", 0, 4, finding.Edit{Start: 0, End: 4, NewText: "bf16"}},
+		{"inserted line", "x\ny\n", "x\nnew\ny\n", 0, 4, finding.Edit{Start: 2, End: 2, NewText: "new\n"}},
+		{"shared tail only", "0", "ǧ0", 0, 1, finding.Edit{Start: 0, End: 1, NewText: "ǧ0"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := trimLines([]byte(tc.orig), finding.Edit{Start: tc.start, End: tc.end, NewText: tc.newText})
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if a, b := string(applyTo([]byte(tc.orig), []finding.Edit{got})), tc.orig[:tc.start]+tc.newText+tc.orig[tc.end:]; a != b {
+				t.Errorf("trimmed edit gives %q, want %q", a, b)
+			}
+		})
+	}
+}

@@ -247,6 +247,14 @@ func (f *File) jsonUnit() string {
 	return "  "
 }
 
+// jsonColon returns the file's key-value separator (": " by default).
+func (f *File) jsonColon() string {
+	if len(f.Docs) > 0 && f.Docs[0].Root != nil && f.Docs[0].Root.Kind == MapNode {
+		return f.colonSep(f.Docs[0].Root)
+	}
+	return ": "
+}
+
 // jsonValue writes v as JSON. Collections span lines when multi is set,
 // their members indented one step past indent.
 func (f *File) jsonValue(v any, indent string, multi bool) (string, error) {
@@ -261,7 +269,7 @@ func (f *File) jsonValue(v any, indent string, multi bool) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			parts = append(parts, jsonQuote(k)+": "+val)
+			parts = append(parts, jsonQuote(k)+f.jsonColon()+val)
 		}
 		return f.jsonJoin("{", "}", parts, indent, multi), nil
 	case []any:

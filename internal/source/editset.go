@@ -115,6 +115,9 @@ func (f *File) replaceText(d *Document, s step, v any) ([]finding.Edit, error) {
 		if err != nil {
 			return nil, err
 		}
+		if lit, ok := f.literalBlock(d, s, v); ok {
+			text = lit
+		}
 		if n.Kind == ScalarNode {
 			return []finding.Edit{f.yamlScalarEdit(s, text)}, nil
 		}
@@ -158,6 +161,45 @@ func (f *File) replaceText(d *Document, s step, v any) ([]finding.Edit, error) {
 		return []finding.Edit{{Start: colon, End: end}, {Start: eol, End: eol, NewText: block}}, nil
 	}
 	return []finding.Edit{{Start: colon, End: end, NewText: block}}, nil
+}
+
+// literalBlock writes a multi-line string as a literal block scalar when
+// it replaces a block scalar ("|" or ">"), at that scalar's content
+// indentation. ok is false when the value does not suit one (a single line,
+// leading spaces, more than one final line break, unprintable characters).
+func (f *File) literalBlock(d *Document, s step, v any) (string, bool) {
+	n := s.node
+	str, isStr := v.(string)
+	if n.Kind != ScalarNode || (n.Style != Literal && n.Style != Folded) || !isStr ||
+		!strings.Contains(strings.TrimSuffix(str, "\n"), "\n") || strings.HasSuffix(str, "\n\n") ||
+		strings.HasPrefix(str, " ") || !singleQuotable(strings.ReplaceAll(str, "\n", "")) || hasProperties(f.Data, n.Start.Offset) {
+		return "", false
+	}
+	indent := -1
+	for ls := f.nextLineStart(n.Start.Offset); ls < n.End.Offset; ls = f.nextLineStart(ls) {
+		if rest := strings.TrimLeft(f.restOfLine(ls), " "); rest != "" {
+			indent = len(f.restOfLine(ls)) - len(rest)
+			break
+		}
+	}
+	if indent < 0 {
+		if s.parent == nil || s.parent.Kind != MapNode {
+			return "", false
+		}
+		indent = f.childIndent(d, s.parent.Entries[s.at].Key, str)
+	}
+	header := "|"
+	if !strings.HasSuffix(str, "\n") {
+		header = "|-"
+	}
+	nl := f.newline(n.Start.Offset)
+	lines := strings.Split(strings.TrimSuffix(str, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = strings.Repeat(" ", indent) + l
+		}
+	}
+	return header + nl + strings.Join(lines, nl), true
 }
 
 // childIndent returns the column of a block value v written under key.

@@ -376,3 +376,26 @@ func TestYAMLFloatSpecials(t *testing.T) {
 		t.Errorf("c = %v", v)
 	}
 }
+
+func TestPosAt(t *testing.T) {
+	f, err := Parse("p.yaml", []byte("ab\r\ncd\n\nx"), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		off  int
+		want finding.Pos
+	}{
+		{-5, finding.Pos{Offset: 0, Line: 1, Col: 1}},
+		{2, finding.Pos{Offset: 2, Line: 1, Col: 3}}, // the '\r'
+		{4, finding.Pos{Offset: 4, Line: 2, Col: 1}},
+		{7, finding.Pos{Offset: 7, Line: 3, Col: 1}},
+		{8, finding.Pos{Offset: 8, Line: 4, Col: 1}},
+		{99, finding.Pos{Offset: 9, Line: 4, Col: 2}},
+	}
+	for _, tc := range tests {
+		if got := f.PosAt(tc.off); got != tc.want {
+			t.Errorf("PosAt(%d) = %+v, want %+v", tc.off, got, tc.want)
+		}
+	}
+}
