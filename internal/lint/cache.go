@@ -106,7 +106,7 @@ func hashFile(h hash.Hash, path string) {
 }
 
 // key is the cache key of one file's content under a project.
-func (c *Cache) key(path string, data []byte, proj *Project) string {
+func (c *Cache) key(path string, data []byte, proj *Project, related []byte) string {
 	h := sha256.New()
 	h.Write(c.salt)
 	abs, _ := filepath.Abs(path)
@@ -115,6 +115,7 @@ func (c *Cache) key(path string, data []byte, proj *Project) string {
 		fmt.Fprintf(h, "project %s\n", proj.Path)
 		hashFile(h, proj.Path)
 	}
+	fmt.Fprintf(h, "related %x\n", related)
 	fmt.Fprintf(h, "data %d\n", len(data))
 	h.Write(data)
 	return hex.EncodeToString(h.Sum(nil))
@@ -128,6 +129,9 @@ func (c *Cache) file(key string) string {
 type cacheEntry struct {
 	Kind     source.Kind     `json:"kind"`
 	Findings []cachedFinding `json:"findings"`
+	// Related are the other files the result depends on, with the
+	// content they had; a hit whose related files changed is a miss.
+	Related []relatedFile `json:"related,omitempty"`
 }
 
 type cachedFinding struct {
@@ -159,7 +163,7 @@ func (c *Cache) get(key string) (cacheEntry, bool) {
 
 // put stores a result; failures only cost a future miss.
 func (c *Cache) put(key string, fr FileResult) {
-	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings))}
+	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: fr.related}
 	for i, f := range fr.Findings {
 		e.Findings[i] = cachedFinding{Finding: f, Sev: f.Severity}
 	}

@@ -3,6 +3,7 @@ package lint
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/finding"
@@ -44,6 +45,9 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	fr.Findings = append(fr.Findings, fs...)
 	params := proj.params()
 	for _, s := range subjects {
+		if s.launcher != nil && s.tgt.GPUsAt != nil {
+			fr.related = append(fr.related, s.launcher.digest())
+		}
 		found, cut, err := l.evaluate(ctx, s, params)
 		if err != nil {
 			return fr, err
@@ -69,8 +73,13 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 		value, err := d.Root.ToValue(lim.MaxNodes)
 		if err != nil {
 			var perr *source.Error
-			if errors.As(err, &perr) {
+			switch {
+			case errors.As(err, &perr):
 				fs = append(fs, l.parseFinding(perr))
+			case errors.Is(err, source.ErrTooManyNodes):
+				fs = append(fs, l.parseFinding(&source.Error{File: f.Path, Pos: d.Root.Start, Msg: err.Error(), Limit: true}))
+			default:
+				return nil, append(fs, l.parseFinding(&source.Error{File: f.Path, Pos: d.Root.Start, Msg: err.Error()}))
 			}
 			continue
 		}
@@ -90,7 +99,16 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 			}
 		}
 		s.work = normalize.Normalize(string(kind), s.value)
-		s.tgt = l.resolveTarget(f.Path, proj, s.work, targetHints{})
+		var hints targetHints
+		if kind == source.KindDeepSpeed {
+			if la := l.launcherFor(f.Path); la != nil && la.processes > 0 {
+				hints.GPUs, hints.GPUsFrom = int(la.processes), "accelerate"
+				hints.GPUsAt = &relatedPath{ref: "launcher", path: la.procAt,
+					message: fmt.Sprintf("num_processes %d in the Accelerate config that launches this file", la.processes)}
+				s.launcher = la
+			}
+		}
+		s.tgt = l.resolveTarget(f.Path, proj, s.work, hints)
 		fs = append(fs, l.schemaFindings(s, schema)...)
 		out = append(out, s)
 		if kind == source.KindKubernetes {

@@ -54,8 +54,9 @@ type Deps struct {
 
 // Linter checks files. It is safe for concurrent use.
 type Linter struct {
-	deps Deps
-	opts Options
+	deps    Deps
+	opts    Options
+	related *relatedIndex
 }
 
 // New builds a Linter from compiled dependencies.
@@ -63,7 +64,7 @@ func New(deps Deps, opts Options) *Linter {
 	if opts.Workers <= 0 {
 		opts.Workers = runtime.GOMAXPROCS(0)
 	}
-	return &Linter{deps: deps, opts: opts}
+	return &Linter{deps: deps, opts: opts, related: newRelatedIndex()}
 }
 
 // defaultFileTimeout bounds one file's evaluation unless configured.
@@ -114,6 +115,8 @@ type FileResult struct {
 	// incomplete marks a result cut short by the evaluation timeout; it
 	// is never cached.
 	incomplete bool
+	// related are the other files the result depends on.
+	related []relatedFile
 }
 
 // Result is a whole run.
@@ -201,8 +204,13 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 	if l.opts.Cache == nil {
 		return l.LintBytes(ctx, path, data)
 	}
-	key := l.opts.Cache.key(path, data, l.project(path))
-	if e, ok := l.opts.Cache.get(key); ok {
+	var launcherSum []byte
+	if la := l.launcherFor(path); la != nil {
+		d := la.digest()
+		launcherSum = d.Sum[:]
+	}
+	key := l.opts.Cache.key(path, data, l.project(path), launcherSum)
+	if e, ok := l.opts.Cache.get(key); ok && stillValid(e.Related) {
 		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings))}
 		for i, f := range e.Findings {
 			fr.Findings[i] = f.Finding

@@ -285,14 +285,18 @@ func TestHostileInput(t *testing.T) {
 			}
 		})
 	}
-	// The ones gpulint must refuse say so with a parse-error finding.
-	for _, name := range []string{"deep.json", "deep.yaml", "bomb.yaml", "big.json", "garbage.json", "nul.yaml"} {
+	// The ones gpulint must refuse say so: a limit for what is too big or
+	// too deep, a parse error for what is not text.
+	for name, want := range map[string]string{
+		"deep.json": "limit-exceeded", "deep.yaml": "limit-exceeded", "bomb.yaml": "limit-exceeded",
+		"big.json": "limit-exceeded", "garbage.json": "parse-error", "nul.yaml": "parse-error",
+	} {
 		res, err := l.Run(context.Background(), []string{filepath.Join(dir, name)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Findings) == 0 || res.Findings[0].Slug != "parse-error" {
-			t.Errorf("%s: want a parse-error finding, got %+v", name, res.Findings)
+		if len(res.Findings) == 0 || res.Findings[0].Slug != want {
+			t.Errorf("%s: want a %s finding, got %+v", name, want, res.Findings)
 		}
 	}
 }

@@ -35,6 +35,17 @@ type subject struct {
 	// argv, when set, is the vLLM command line this subject came from;
 	// paths then name options and are resolved through it.
 	argv *argvSubject
+	// launcher is the Accelerate config that launches this DeepSpeed
+	// file, when there is one.
+	launcher *launcher
+}
+
+// locateRelated maps a related path with a ref to another file.
+func (s *subject) locateRelated(rel check.RelatedPath) finding.Range {
+	if rel.Ref == "launcher" && s.launcher != nil {
+		return s.launcher.locate(rel.Path)
+	}
+	return s.locate(rel.Path)
 }
 
 // docPath translates a canonical path into a path from the document root.
@@ -160,7 +171,7 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 			Path:    s.docPath(r.Path),
 		}, r.Level)
 		for _, rel := range r.Related {
-			f.Related = append(f.Related, finding.Related{Range: s.locate(rel.Path), Message: rel.Message})
+			f.Related = append(f.Related, finding.Related{Range: s.locateRelated(rel), Message: rel.Message})
 		}
 		if len(r.Patch) > 0 {
 			msg := r.FixMessage

@@ -19,16 +19,21 @@ type Target struct {
 	MIG      *tuner.MIGProfile
 	GPUs     int
 	GPUsFrom string
-	Nodes    int
-	Model    *tuner.Model
-	ModelID  string
+	// GPUsAt locates the world size in a related file (an Accelerate
+	// config launching this DeepSpeed file), when it came from one.
+	GPUsAt  *relatedPath
+	Nodes   int
+	Model   *tuner.Model
+	ModelID string
 }
 
 // targetHints are what a manifest says about the hardware a container
 // runs on.
 type targetHints struct {
 	Product    string // nvidia.com/gpu.product node label
-	GPUs       int    // the container's GPU limit
+	GPUs       int    // the container's GPU limit, or a launcher's world size
+	GPUsFrom   string // where GPUs came from (default "manifest")
+	GPUsAt     *relatedPath
 	MIGProfile string // the container's nvidia.com/mig-<profile> resource
 	Model      string
 }
@@ -146,7 +151,7 @@ func (l *Linter) resolveTarget(path string, proj *Project, w *normalize.Workload
 	case pt != nil && pt.GPUs > 0:
 		t.GPUs, t.GPUsFrom = pt.GPUs, "project"
 	case h.GPUs > 0:
-		t.GPUs, t.GPUsFrom = h.GPUs, "manifest"
+		t.GPUs, t.GPUsFrom, t.GPUsAt = h.GPUs, orDefault(h.GPUsFrom, "manifest"), h.GPUsAt
 	default:
 		if v, ok := w.Get("parallel.world_size"); ok {
 			if n, ok := v.(int64); ok && n > 0 {
@@ -203,6 +208,9 @@ func (t Target) Input() map[string]any {
 	if t.GPUs > 0 {
 		out["gpus"] = int64(t.GPUs)
 		out["gpus_from"] = t.GPUsFrom
+		if t.GPUsAt != nil {
+			out["gpus_related"] = map[string]any{"ref": t.GPUsAt.ref, "path": t.GPUsAt.path, "message": t.GPUsAt.message}
+		}
 	}
 	if t.ModelID != "" {
 		m := map[string]any{"id": t.ModelID}
@@ -218,4 +226,12 @@ func (t Target) Input() map[string]any {
 		out["model"] = m
 	}
 	return out
+}
+
+// relatedPath names a location in a related file for the rules: ref is
+// the name the rules give back in a finding's related list.
+type relatedPath struct {
+	ref     string
+	path    []any
+	message string
 }

@@ -118,7 +118,7 @@ func (p *jsonParser) valueStart() (*Node, error) {
 			kind, closer = SeqNode, ']'
 		}
 		if len(p.stack)+1 > p.lim.MaxDepth {
-			return nil, p.errAt(p.pos, "nesting depth %d exceeds the limit of %d", len(p.stack)+1, p.lim.MaxDepth)
+			return nil, p.f.limitAt(p.pos, "nesting depth %d exceeds the limit of %d", len(p.stack)+1, p.lim.MaxDepth)
 		}
 		n, err := p.newNode(kind, p.pos)
 		if err != nil {
@@ -221,7 +221,7 @@ func (p *jsonParser) key() error {
 func (p *jsonParser) newNode(kind NodeKind, start int) (*Node, error) {
 	p.nodes++
 	if p.nodes > p.lim.MaxNodes {
-		return nil, p.errAt(start, "document has more than %d nodes", p.lim.MaxNodes)
+		return nil, p.f.limitAt(start, "document has more than %d nodes", p.lim.MaxNodes)
 	}
 	return &Node{Kind: kind, Start: p.cur.at(start)}, nil
 }

@@ -79,7 +79,7 @@ func Parse(path string, data []byte, lim Limits) (*File, error) {
 var startPos = finding.Pos{Offset: 0, Line: 1, Col: 1}
 
 func sizeError(path string, n int, limit int64) *Error {
-	return &Error{File: path, Pos: startPos, Msg: fmt.Sprintf("file is %d bytes, over the %d-byte limit", n, limit)}
+	return &Error{File: path, Pos: startPos, Msg: fmt.Sprintf("file is %d bytes, over the %d-byte limit", n, limit), Limit: true}
 }
 
 func binaryUTF8Error(f *File, off int) *Error {
@@ -206,6 +206,14 @@ func (c *posCursor) at(off int) finding.Pos {
 // errAt builds a *Error at offset off of f.
 func (f *File) errAt(off int, format string, args ...any) *Error {
 	return &Error{File: f.Path, Pos: f.PosAt(off), Msg: fmt.Sprintf(format, args...)}
+}
+
+// limitAt is errAt for a safety limit (depth, nodes, size) rather than a
+// syntax error.
+func (f *File) limitAt(off int, format string, args ...any) *Error {
+	e := f.errAt(off, format, args...)
+	e.Limit = true
+	return e
 }
 
 // describeByte names the character at data[i] for an error message.

@@ -163,12 +163,12 @@ func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 	}
 	if yn.Kind == yaml.MappingNode || yn.Kind == yaml.SequenceNode {
 		if depth+1 > c.lim.MaxDepth {
-			return converted{}, c.errAt(start, "nesting depth %d exceeds the limit of %d", depth+1, c.lim.MaxDepth)
+			return converted{}, c.f.limitAt(start, "nesting depth %d exceeds the limit of %d", depth+1, c.lim.MaxDepth)
 		}
 	}
 	c.nodes++
 	if c.nodes > c.lim.MaxNodes {
-		return converted{}, c.errAt(start, "document has more than %d nodes", c.lim.MaxNodes)
+		return converted{}, c.f.limitAt(start, "document has more than %d nodes", c.lim.MaxNodes)
 	}
 	if yn.Anchor != "" {
 		c.active[yn] = true
@@ -258,7 +258,7 @@ func (c *yamlConv) alias(yn *yaml.Node, depth, start int) (converted, error) {
 	}
 	c.nodes += info.size
 	if c.nodes > c.lim.MaxNodes {
-		return converted{}, c.errAt(start, "alias *%s expands the document to more than %d nodes", yn.Value, c.lim.MaxNodes)
+		return converted{}, c.f.limitAt(start, "alias *%s expands the document to more than %d nodes", yn.Value, c.lim.MaxNodes)
 	}
 	if depth+info.height > c.lim.MaxDepth {
 		return converted{}, c.errAt(start, "alias *%s nests the document deeper than the limit of %d", yn.Value, c.lim.MaxDepth)

@@ -61,6 +61,9 @@ func (c *yamlConv) syntaxError(err error, base int) error {
 	if depth && c.lim.MaxDepth < 10000 {
 		msg = "nesting depth exceeds the limit of " + strconv.Itoa(c.lim.MaxDepth)
 	}
+	if depth {
+		return c.f.limitAt(off, "%s", msg)
+	}
 	return c.errAt(off, "%s", msg)
 }
 

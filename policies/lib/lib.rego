@@ -54,3 +54,14 @@ gib(bytes) := sprintf("%d.%d GiB", [floor(t / 10), t % 10]) if {
 
 # pct formats a fraction in [0, 1] as a whole percentage.
 pct(x) := sprintf("%d%%", [round(x * 100)])
+
+# with_gpus_related lists where the world size came from when another file
+# set it (an Accelerate config launching this DeepSpeed file); rules whose
+# verdict depends on the GPU count attach it.
+with_gpus_related(f) := with_related(f, [{
+	"ref": input.target.gpus_related.ref,
+	"path": input.target.gpus_related.path,
+	"message": input.target.gpus_related.message,
+}]) if {
+	input.target.gpus_related
+} else := f

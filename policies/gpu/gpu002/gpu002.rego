@@ -43,10 +43,10 @@ findings contains f if {
 	is_number(micro)
 	fit := input.estimate.max_micro_batch
 	fit >= 2 * micro
-	f := with_batch_fix(lib.finding(lib.where("batch.micro"), sprintf(
+	f := with_batch_fix(lib.with_gpus_related(lib.finding(lib.where("batch.micro"), sprintf(
 		"train_micro_batch_size_per_gpu is %d but %s holds a micro batch of %d for this model (%s); gradient accumulation is doing serially what the GPU could do at once",
 		[micro, lib.gpu_name, fit, input.estimate.summary],
-	)), fit)
+	))), fit)
 }
 
 # The fix keeps the global batch: accumulation shrinks by the same factor.

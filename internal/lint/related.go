@@ -1,0 +1,142 @@
+package lint
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/source"
+)
+
+// launcher is an Accelerate config that launches a DeepSpeed config file:
+// what it says about the job that the DeepSpeed file does not.
+type launcher struct {
+	path      string
+	file      *source.File
+	processes int64 // num_processes: the world size (accelerate.md §2)
+	procAt    []any // where num_processes is written
+}
+
+// relatedIndex finds, per directory, the Accelerate configs that name a
+// DeepSpeed config file, so the DeepSpeed file is checked with the world
+// size it will run at. Directories are scanned once, on first use, so
+// linting only the files a commit touches still sees their neighbours.
+type relatedIndex struct {
+	mu   sync.Mutex
+	dirs map[string]map[string]*launcher // dir -> DeepSpeed file (abs) -> launcher
+}
+
+func newRelatedIndex() *relatedIndex {
+	return &relatedIndex{dirs: map[string]map[string]*launcher{}}
+}
+
+// launcherFor returns the Accelerate config in the DeepSpeed file's
+// directory that names it, if any.
+func (l *Linter) launcherFor(dsPath string) *launcher {
+	abs, err := filepath.Abs(dsPath)
+	if err != nil {
+		return nil
+	}
+	dir := filepath.Dir(abs)
+	ri := l.related
+	ri.mu.Lock()
+	byDS, ok := ri.dirs[dir]
+	if !ok {
+		byDS = l.scanLaunchers(dir)
+		ri.dirs[dir] = byDS
+	}
+	ri.mu.Unlock()
+	return byDS[abs]
+}
+
+// scanLaunchers reads the small YAML files of dir that mention
+// deepspeed_config_file.
+func (l *Linter) scanLaunchers(dir string) map[string]*launcher {
+	out := map[string]*launcher{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return out
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if e.Type().IsRegular() && (ext == ".yaml" || ext == ".yml") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	lim, _ := l.limits(nil)
+	for _, name := range names {
+		p := filepath.Join(dir, name)
+		data, err := readLimited(p, min(lim.MaxBytes, 1<<20))
+		if err != nil || !bytes.Contains(data, []byte("deepspeed_config_file")) {
+			continue
+		}
+		f, err := source.Parse(p, data, lim)
+		if err != nil || len(f.Docs) == 0 || source.Detect(f) != source.KindAccelerate {
+			continue
+		}
+		root := f.Docs[0].Root
+		value, err := root.ToValue(lim.MaxNodes)
+		if err != nil {
+			continue
+		}
+		w := normalize.Accelerate(value)
+		dsv, _ := w.Get("deepspeed_config_file")
+		ds, _ := dsv.(string)
+		if ds == "" {
+			continue
+		}
+		if !filepath.IsAbs(ds) {
+			ds = filepath.Join(dir, ds)
+		}
+		la := &launcher{path: p, file: f}
+		if n, ok := w.Get("parallel.world_size"); ok {
+			la.processes, _ = n.(int64)
+			la.procAt = w.Paths["parallel.world_size"]
+		}
+		if _, taken := out[filepath.Clean(ds)]; !taken {
+			out[filepath.Clean(ds)] = la
+		}
+	}
+	return out
+}
+
+// locate returns the range of a path in the launcher's file.
+func (la *launcher) locate(path []any) finding.Range {
+	root := la.file.Docs[0].Root
+	node, entry, _ := root.Lookup(path)
+	if entry.Key != nil {
+		return finding.Range{File: la.path, Start: entry.Key.Start, End: node.End}
+	}
+	return root.Range(la.path)
+}
+
+// digest identifies a related file's content for the result cache.
+func (la *launcher) digest() relatedFile {
+	return relatedFile{Path: la.path, Sum: sha256.Sum256(la.file.Data)}
+}
+
+// relatedFile is a file a result depends on besides the linted one.
+type relatedFile struct {
+	Path string   `json:"path"`
+	Sum  [32]byte `json:"sum"`
+}
+
+// stillValid reports whether every related file still has the recorded
+// content.
+func stillValid(rel []relatedFile) bool {
+	for _, r := range rel {
+		data, err := os.ReadFile(r.Path)
+		if err != nil || sha256.Sum256(data) != r.Sum {
+			return false
+		}
+	}
+	return true
+}
