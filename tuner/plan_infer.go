@@ -2,6 +2,7 @@ package tuner
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -29,7 +30,7 @@ func planInference(req PlanRequest, headroom float64) (Plan, error) {
 			if firstErr == nil {
 				firstErr = err
 			}
-			return 1<<63 - 1
+			return math.MaxInt64
 		}
 		return e.PerGPU.Total
 	}

@@ -448,6 +448,26 @@ func BenchmarkMakePlan(b *testing.B) {
 		{"serve-70b-8xh100", PlanRequest{Model: m70, GPU: h100, GPUs: 8, Current: Workload{Kind: Serve}}},
 		{"serve-8b-mig", PlanRequest{Model: m8, GPU: h100, GPUs: 1, Current: Workload{Kind: Serve}, MIGProfiles: true}},
 	}
+	// grid: every catalog model on every catalog GPU, 1 and 8 GPUs, every
+	// kind; ns/plan is the mean over the grid.
+	b.Run("grid", func(b *testing.B) {
+		var reqs []PlanRequest
+		for _, m := range c.Models() {
+			for _, g := range c.GPUs() {
+				for _, n := range []int{1, 8} {
+					for _, k := range []WorkloadKind{Train, LoRA, QLoRA, Serve, Inference} {
+						reqs = append(reqs, PlanRequest{Model: m, GPU: g, GPUs: n, Current: Workload{Kind: k}, MIGProfiles: n == 1})
+					}
+				}
+			}
+		}
+		for b.Loop() {
+			for _, r := range reqs {
+				_, _ = MakePlan(r) // encoder-only serving is an error by design
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(reqs)), "ns/plan")
+	})
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
