@@ -100,9 +100,12 @@ func runCase(t *testing.T, deps lint.Deps, ruleID string, c *golden.Case) (fixed
 		t.Errorf("%s: a quiet_ case must not report %s", c.Path, ruleID)
 	}
 
+	// A case with a "tune" section applies the tuner's fixes too, as
+	// `gpulint fix --tune` does.
+	_, tune := c.File("tune")
 	for _, fr := range res.Files {
 		rel := strings.TrimPrefix(fr.Path, filepath.Join(dir, "input")+string(filepath.Separator))
-		out, err := l.Fix(ctx, fr, false)
+		out, err := l.Fix(ctx, fr, tune)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +125,7 @@ func runCase(t *testing.T, deps lint.Deps, ruleID string, c *golden.Case) (fixed
 		if err != nil {
 			t.Fatal(err)
 		}
-		out2, err := l.Fix(ctx, again, false)
+		out2, err := l.Fix(ctx, again, tune)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -54,6 +54,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		}
 		fr.incomplete = fr.incomplete || cut
 		fr.Findings = append(fr.Findings, found...)
+		fr.Findings = append(fr.Findings, l.tuneFindings(s)...)
 	}
 	fr.Findings = proj.apply(l.deps.Catalog, path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)

@@ -1,0 +1,21 @@
+# METADATA
+# title: Settings the tuner would size differently for the target
+# description: Reported by the tuner (tuner.MakePlan), not by a Rego body.
+# custom:
+#   id: TUNE001
+#   slug: tuned-settings
+#   severity: info
+#   rationale: >-
+#     Hand-set batch sizes, ZeRO stages, tensor-parallel degrees and vLLM
+#     memory settings are usually copied from another GPU. The tuner sizes
+#     them to the target from the memory model - the lowest ZeRO stage that
+#     fits, the largest micro batch under the headroom with the global batch
+#     kept, the smallest tensor-parallel degree that fits - and shows the
+#     arithmetic behind each choice.
+#   remediation: >-
+#     Review the proposed settings and apply them with `gpulint fix --tune`
+#     (plain `gpulint fix` never applies them).
+#   kinds: [deepspeed, accelerate, vllm]
+#   since: 0.1.0
+#   fixable: true
+package gpulint.rules.tune001
