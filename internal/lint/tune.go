@@ -137,8 +137,10 @@ func tunePatch(s *subject, c tuner.Choice) (path []any, value any, ok bool) {
 			n, ok := num(c.To)
 			return []any{"max-model-len"}, n, ok
 		case tuner.SettingMaxNumSeqs:
+			// vLLM's default adapts to the GPU and preempts when the KV
+			// cache runs short; only a hand-set value is re-sized.
 			n, ok := num(c.To)
-			return []any{"max-num-seqs"}, n, ok
+			return []any{"max-num-seqs"}, n, ok && s.work.Paths["serve.max_num_seqs"] != nil
 		}
 	}
 	return nil, nil, false
