@@ -10,7 +10,10 @@
 #     cache do not fit in GPU memory dies with CUDA out of memory at
 #     start-up or at its first step - after it waited for and got its GPUs.
 #     Under 10% headroom leaves no room for fragmentation, NCCL buffers and
-#     CUDA graphs and fails intermittently.
+#     CUDA graphs and fails intermittently. For vLLM this rule reports
+#     weights, activations and non-torch memory that leave no room for a
+#     single KV-cache block ("No available memory for the cache blocks");
+#     a KV cache too small for max-model-len is kv-cache-overflow.
 #   remediation: >-
 #     Shard more (a higher ZeRO stage or tensor parallelism), offload, lower
 #     the micro batch or max-model-len, enable activation checkpointing, or
@@ -30,10 +33,15 @@ where := lib.where("model") if input.kind == "vllm"
 
 where := lib.where("zero.stage") if input.kind != "vllm"
 
+# vLLM: only when not even one KV block fits; a cache that exists but is
+# shorter than max-model-len is kv-cache-overflow's.
+kv_room if input.estimate.serve.kv_cache_tokens > 0
+
 findings contains f if {
 	not input.target.mig_profile
 	est := input.estimate
 	est.total > est.capacity
+	not kv_room
 	f := lib.finding(where, sprintf(
 		"estimated %s per GPU exceeds %s's %s: %s",
 		[lib.gib(est.total), lib.gpu_name, lib.gib(est.capacity), est.summary],

@@ -46,3 +46,18 @@ test_mig_target_left_to_gpu003 if {
 		"estimate": {"total": 500, "capacity": 100, "summary": "s"},
 	}
 }
+
+test_vllm_with_kv_room_left_to_kv_cache_overflow if {
+	count(gpu004.findings) == 0 with input as {
+		"kind": "vllm", "paths": {}, "target": {}, "params": {},
+		"estimate": {"total": 120, "capacity": 100, "summary": "s", "serve": {"kv_cache_tokens": 4096}},
+	}
+}
+
+test_vllm_without_kv_block_is_error if {
+	some f in gpu004.findings with input as {
+		"kind": "vllm", "paths": {"model": ["model"]}, "target": {}, "params": {},
+		"estimate": {"total": 120, "capacity": 100, "summary": "s", "serve": {"kv_cache_tokens": 0}},
+	}
+	not f.level
+}

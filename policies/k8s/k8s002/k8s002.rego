@@ -1,0 +1,100 @@
+# METADATA
+# title: Multi-GPU container without shared memory
+# custom:
+#   id: K8S002
+#   slug: missing-shm
+#   severity: warning
+#   rationale: >-
+#     Container runtimes give /dev/shm 64 MiB. NCCL's intra-node transport,
+#     PyTorch DataLoader workers and vLLM's tensor-parallel workers
+#     (multiprocessing, custom all-reduce) exchange data through it, so a
+#     multi-GPU container without a memory-backed /dev/shm dies with "No
+#     space left on device" or NCCL "unhandled system error" once real
+#     batches flow, or falls back to slower transports
+#     (kubernetes-gpu.md §6). A memory-backed emptyDir mounted at
+#     /dev/shm, or hostIPC, lifts the limit; the tmpfs counts against the
+#     pod's memory limit.
+#   remediation: >-
+#     Add a volume {name: dshm, emptyDir: {medium: Memory}} to the pod and
+#     mount it at /dev/shm in the container (or set hostIPC: true).
+#   kinds: [kubernetes]
+#   since: 0.1.0
+#   fixable: true
+#   example: |
+#     containers:
+#       - name: vllm
+#         args: ["--tensor-parallel-size", "4"]
+#         resources: {limits: {nvidia.com/gpu: 4}}
+package gpulint.rules.k8s002
+
+import data.gpulint.lib
+
+# Why a container needs more than 64 MiB of /dev/shm.
+need(c) := sprintf("runs vLLM with tensor-parallel-size %d", [c.vllm.tp]) if {
+	c.vllm.tp > 1
+} else := sprintf("gets %d GPUs", [c.gpu]) if {
+	c.gpu > 1
+}
+
+needy(pod) := [c | some c in pod.containers; need(c); not c.shm_mount]
+
+findings contains f if {
+	some pod in input.k8s.pods
+	not pod.host_ipc
+	cs := needy(pod)
+	count(cs) > 0
+	c := cs[0]
+	names := concat(", ", [sprintf("%q (%s)", [x.name, need(x)]) | some x in cs])
+	f := lib.with_fix(
+		lib.finding(object.get(c, "gpu_path", c.path), sprintf("container %s without a memory-backed /dev/shm or hostIPC: the runtime's 64 MiB /dev/shm is too small for NCCL, DataLoader workers and vLLM's tensor-parallel workers", [names])),
+		fix_message(pod),
+		patch(pod, cs),
+	)
+}
+
+volumes(pod) := object.get(input.doc, array.concat(pod.path, ["volumes"]), null)
+
+# A memory-backed emptyDir the pod already has, else a new one.
+existing(pod) := ns[0] if {
+	ns := [v.name | some v in volumes(pod); lower(object.get(v, ["emptyDir", "medium"], "")) == "memory"]
+	count(ns) > 0
+}
+
+taken(pod) := {v.name | some v in volumes(pod)} if {
+	is_array(volumes(pod))
+} else := set()
+
+name(pod) := n if {
+	n := existing(pod)
+} else := free[0] if {
+	free := [n | some n in ["dshm", "shm", "gpulint-dshm"]; not taken(pod)[n]]
+}
+
+fix_message(pod) := sprintf("mount the pod's memory-backed volume %s at /dev/shm", [existing(pod)]) if existing(pod)
+
+fix_message(pod) := sprintf("add a memory-backed emptyDir volume %s and mount it at /dev/shm", [name(pod)]) if not existing(pod)
+
+patch(pod, cs) := array.concat(add_volume(pod), [op | some c in cs; op := mount(c, name(pod))])
+
+add_volume(pod) := [] if existing(pod)
+
+add_volume(pod) := [lib.set_op(array.concat(pod.path, ["volumes", count(volumes(pod))]), vol(pod))] if {
+	not existing(pod)
+	is_array(volumes(pod))
+}
+
+add_volume(pod) := [lib.set_op(array.concat(pod.path, ["volumes"]), [vol(pod)])] if {
+	not existing(pod)
+	not is_array(volumes(pod))
+}
+
+vol(pod) := {"name": name(pod), "emptyDir": {"medium": "Memory"}}
+
+mount(c, n) := lib.set_op(array.concat(c.path, ["volumeMounts", count(ms)]), {"name": n, "mountPath": "/dev/shm"}) if {
+	ms := object.get(input.doc, array.concat(c.path, ["volumeMounts"]), null)
+	is_array(ms)
+}
+
+mount(c, n) := lib.set_op(array.concat(c.path, ["volumeMounts"]), [{"name": n, "mountPath": "/dev/shm"}]) if {
+	not is_array(object.get(input.doc, array.concat(c.path, ["volumeMounts"]), null))
+}

@@ -1,0 +1,65 @@
+package gpulint.rules.k8s002_test
+
+import data.gpulint.rules.k8s002
+
+pod(c, extra) := object.union({"path": ["spec"], "host_ipc": false, "containers": [c]}, extra)
+
+c4 := {"name": "train", "path": ["spec", "containers", 0], "gpu": 4, "gpu_path": ["g"], "shm_mount": false}
+
+test_four_gpus_without_shm_adds_volume_and_mount if {
+	fs := k8s002.findings with input as {
+		"doc": {"spec": {"containers": [{"name": "train"}]}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+	count(fs) == 1
+	some f in fs
+	f.path == ["g"]
+	f.patch == [
+		{"op": "set", "path": ["spec", "volumes"], "value": [{"name": "dshm", "emptyDir": {"medium": "Memory"}}]},
+		{"op": "set", "path": ["spec", "containers", 0, "volumeMounts"], "value": [{"name": "dshm", "mountPath": "/dev/shm"}]},
+	]
+	contains(f.message, "container \"train\" (gets 4 GPUs)")
+}
+
+test_appends_to_existing_lists_and_avoids_taken_name if {
+	some f in k8s002.findings with input as {
+		"doc": {"spec": {
+			"volumes": [{"name": "dshm", "hostPath": {"path": "/data"}}],
+			"containers": [{"name": "train", "volumeMounts": [{"name": "dshm", "mountPath": "/data"}]}],
+		}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+	f.patch == [
+		{"op": "set", "path": ["spec", "volumes", 1], "value": {"name": "shm", "emptyDir": {"medium": "Memory"}}},
+		{"op": "set", "path": ["spec", "containers", 0, "volumeMounts", 1], "value": {"name": "shm", "mountPath": "/dev/shm"}},
+	]
+}
+
+test_reuses_unmounted_memory_volume if {
+	some f in k8s002.findings with input as {
+		"doc": {"spec": {"volumes": [{"name": "cache", "emptyDir": {"medium": "Memory"}}], "containers": [{"name": "train"}]}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+	count(f.patch) == 1
+	f.patch[0].value == [{"name": "cache", "mountPath": "/dev/shm"}]
+}
+
+test_vllm_tp_counts if {
+	some f in k8s002.findings with input as {
+		"doc": {"spec": {"containers": [{"name": "vllm"}]}},
+		"k8s": {"pods": [pod(object.union(c4, {"gpu": 1, "vllm": {"tp": 2}}), {})]},
+	}
+	contains(f.message, "runs vLLM with tensor-parallel-size 2")
+}
+
+test_host_ipc_quiet if {
+	count(k8s002.findings) == 0 with input as {"doc": {}, "k8s": {"pods": [pod(c4, {"host_ipc": true})]}}
+}
+
+test_shm_mounted_quiet if {
+	count(k8s002.findings) == 0 with input as {"doc": {}, "k8s": {"pods": [pod(object.union(c4, {"shm_mount": true}), {})]}}
+}
+
+test_one_gpu_quiet if {
+	count(k8s002.findings) == 0 with input as {"doc": {}, "k8s": {"pods": [pod(object.union(c4, {"gpu": 1}), {})]}}
+}
