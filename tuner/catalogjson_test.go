@@ -1,15 +1,12 @@
 package tuner
 
 import (
-	"flag"
 	"io/fs"
 	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var updateCatalogJSON = flag.Bool("update-catalog-json", false, "rewrite profiles/catalog.json from the YAML catalogs")
 
 // TestCatalogJSON keeps the JSON rendition LoadCatalog reads identical to
 // the YAML source of truth, and checks both load to the same catalog.
@@ -26,7 +23,7 @@ func TestCatalogJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *updateCatalogJSON || updateFlagSet() {
+	if *update {
 		if err := os.WriteFile(CatalogJSONPath, want, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +34,7 @@ func TestCatalogJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Fatalf("%s is stale: run go test ./tuner -run TestCatalogJSON -update-catalog-json", CatalogJSONPath)
+		t.Fatalf("%s is stale: run go test ./tuner -run TestCatalogJSON -update", CatalogJSONPath)
 	}
 	fromJSON, err := LoadCatalog()
 	if err != nil {
@@ -62,11 +59,4 @@ func TestCatalogJSON(t *testing.T) {
 			t.Errorf("model %s differs between YAML and JSON", my.ID)
 		}
 	}
-}
-
-// updateFlagSet reports whether the shared -update flag was given (it is
-// defined by other tests of this package, if any).
-func updateFlagSet() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
 }

@@ -2,8 +2,8 @@ package cmdline
 
 import (
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/gpulint/gpulint/internal/golden"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,8 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/corpus.golden")
 
 // wantLaunches counts, per corpus file, the containers that start a vLLM
 // server (`vllm serve`, the api_server module, or a vllm-openai image run
@@ -273,7 +271,7 @@ func checkCorpusEdits(t *testing.T, f *yfile, s site, c *Command) (int, string) 
 
 func compareGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
+	if golden.Updating() {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/gpulint/gpulint/internal/golden"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,8 +19,6 @@ import (
 
 	"github.com/gpulint/gpulint/schemas"
 )
-
-var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // corpusDir is the shared corpus of real configs, outside the repository.
 func corpusDir() string {
@@ -217,7 +215,7 @@ func renderPath(path []any) string {
 
 func compareGolden(t *testing.T, path, got string) {
 	t.Helper()
-	if *updateGolden {
+	if golden.Updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -1,15 +1,13 @@
 package report
 
 import (
-	"flag"
+	"github.com/gpulint/gpulint/internal/golden"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the renderers' output")
 
 // TestGolden renders the shared findings in each format and compares the
 // output with testdata/<format>.golden; -update rewrites the files.
@@ -18,7 +16,7 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got := render(t, name, sampleInput(t))
 			file := filepath.Join("testdata", name+".golden")
-			if *update {
+			if golden.Updating() {
 				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}

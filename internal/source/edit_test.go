@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/gpulint/gpulint/internal/golden"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,8 +17,6 @@ import (
 
 	"github.com/gpulint/gpulint/internal/finding"
 )
-
-var update = flag.Bool("update", false, "rewrite the want sections of testdata/edits/*.txtar")
 
 // editCase is one testdata/edits/*.txtar file. Its comment may hold a line
 // "flags: crlf nofinalnewline" that turns the input and want into CRLF
@@ -228,7 +226,7 @@ func TestEditsGolden(t *testing.T) {
 				}
 				got = c.toArchive(got)
 			}
-			if *update {
+			if golden.Updating() {
 				setSection(c.archive, "want", got)
 				if err := os.WriteFile(path, txtar.Format(c.archive), 0o644); err != nil {
 					t.Fatal(err)
