@@ -66,15 +66,33 @@ Exit codes as lint: findings at or above fail-on exit 1. A read-only token
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := newActionOptions(f)
 			if err != nil {
-				return err
+				return oneLineErr(err)
 			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return runAction(cmd.Context(), opts)
+			return oneLineErr(runAction(cmd.Context(), opts))
 		},
 	}
 }
+
+// oneLineError shows an error on one line, so that a file name with a
+// line break in it cannot start a workflow command when the error is
+// printed; errors.Is and errors.As see the original.
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string { return oneLine(e.err.Error()) }
+func (e oneLineError) Unwrap() error { return e.err }
+
+func oneLineErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return oneLineError{err}
+}
+
+// oneLine replaces line breaks with spaces.
+func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
 
 // guard runs a go-githubactions call, which panics when it cannot write
 // its stream or file, and returns that failure as an error.
@@ -236,8 +254,7 @@ func readPullRequest(path, repo string) (*pullRequest, error) {
 // spaces and the line starts with "gpulint:", so text from files or the
 // API can never form a workflow command of its own.
 func (o *ActionOptions) logf(format string, args ...any) {
-	msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(fmt.Sprintf(format, args...))
-	fmt.Fprintf(o.Factory.IO.ErrOut, "gpulint: %s\n", msg)
+	fmt.Fprintf(o.Factory.IO.ErrOut, "gpulint: %s\n", oneLine(fmt.Sprintf(format, args...)))
 }
 
 // inWorkspace resolves a path given relative to the workspace.
