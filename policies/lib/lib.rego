@@ -65,3 +65,17 @@ with_gpus_related(f) := with_related(f, [{
 }]) if {
 	input.target.gpus_related
 } else := f
+
+# vllm_off_gpu holds for a vLLM server that runs on no GPU: --device cpu
+# (or another non-CUDA device), or a container whose manifest requests no
+# GPU-count resource. GPU-specific vLLM advice does not apply there.
+vllm_off_gpu if {
+	input.kind == "vllm"
+	lower(input.doc.device) in {"cpu", "neuron", "tpu", "xpu", "hpu"}
+}
+
+vllm_off_gpu if {
+	input.kind == "vllm"
+	c := input.k8s.container
+	count([r | some r in c.resources; object.get(r, "count", 0) > 0]) == 0
+}

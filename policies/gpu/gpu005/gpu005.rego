@@ -106,6 +106,7 @@ vllm_half := "float32" if {
 
 findings contains f if {
 	input.kind == "vllm"
+	not lib.vllm_off_gpu
 	no_bf16
 	input.workload.precision == "bf16"
 	f := lib.with_fix(
@@ -142,6 +143,7 @@ fp8_methods := {"fp8", "fbgemm_fp8", "ptpc_fp8"}
 # (vllm.md §4): a warning there, an error on older GPUs.
 findings contains f if {
 	input.kind == "vllm"
+	not lib.vllm_off_gpu
 	no_fp8
 	q := input.workload.serve.quantization
 	fp8_methods[q]
@@ -168,6 +170,7 @@ no_fp4 if {
 
 findings contains f if {
 	input.kind == "vllm"
+	not lib.vllm_off_gpu
 	no_fp4
 	q := input.workload.serve.quantization
 	q in {"modelopt_fp4", "nvfp4"}
@@ -178,6 +181,7 @@ findings contains f if {
 # Hopper support is unverified.
 findings contains f if {
 	input.kind == "vllm"
+	not lib.vllm_off_gpu
 	no_fp4
 	input.workload.serve.quantization == "mxfp4"
 	gpu.cc_major < 9
@@ -186,6 +190,7 @@ findings contains f if {
 
 findings contains f if {
 	input.kind == "vllm"
+	not lib.vllm_off_gpu
 	no_fp4
 	kv := input.workload.serve.kv_cache_dtype
 	startswith(kv, "nvfp4")
@@ -196,6 +201,7 @@ findings contains f if {
 
 findings contains f if {
 	input.kind == "vllm"
+	not lib.vllm_off_gpu
 	lib.gpu_known
 	gpu.vendor == "nvidia"
 	gpu.cc_major < 8
@@ -218,6 +224,7 @@ vllm_bf16 := sprintf("dtype is %v", [input.doc.dtype]) if {
 
 findings contains f if {
 	input.kind == "vllm"
+	not lib.vllm_off_gpu
 	lib.bf16 # before 8.0 the BF16 finding above already says it
 	q := input.workload.serve.quantization
 	fp16_only[q]

@@ -13,7 +13,12 @@
 #     batches flow, or falls back to slower transports
 #     (kubernetes-gpu.md §6). A memory-backed emptyDir mounted at
 #     /dev/shm, or hostIPC, lifts the limit; the tmpfs counts against the
-#     pod's memory limit.
+#     pod's memory limit. Skipped: KServe resources (their pods are merged
+#     with runtime templates the file does not show), Ray pod templates
+#     (KubeRay adds a memory-backed /dev/shm to every Ray container itself:
+#     ray-project/kuberay ray-operator/controllers/ray/common/pod.go,
+#     addEmptyDir with SharedMemoryVolumeMountPath), and containers that
+#     only sleep or run nvidia-smi.
 #   remediation: >-
 #     Add a volume {name: dshm, emptyDir: {medium: Memory}} to the pod and
 #     mount it at /dev/shm in the container (or set hostIPC: true).
@@ -36,10 +41,24 @@ need(c) := sprintf("runs vLLM with tensor-parallel-size %d", [c.vllm.tp]) if {
 	c.gpu > 1
 }
 
-needy(pod) := [c | some c in pod.containers; need(c); not c.shm_mount]
+needy(pod) := [c | some c in pod.containers; need(c); not c.shm_mount; not idle(c)]
+
+# A container that only sleeps or prints nvidia-smi (demos, device checks)
+# runs no multi-process GPU work.
+idle(c) if {
+	words := [w | some k in ["command", "args"]; some w in object.get(input.doc, array.concat(c.path, [k]), [])]
+	line := concat(" ", [w | some w in words; is_string(w); not w in {"sh", "bash", "/bin/sh", "/bin/bash", "-c", "-lc"}])
+	regex.match(`^\s*(sleep\s+\S+|sleep infinity|tail -f /dev/null|nvidia-smi[^;&|]*)\s*$`, line)
+}
+
+# KServe builds its pods from the resource merged with a serving runtime
+# or preset template, so the file alone does not show the pod's volumes.
+operator_merged if startswith(input.doc.apiVersion, "serving.kserve.io/")
 
 findings contains f if {
+	not operator_merged
 	some pod in input.k8s.pods
+	pod.group != "ray" # KubeRay mounts /dev/shm in every Ray container
 	not pod.host_ipc
 	cs := needy(pod)
 	count(cs) > 0

@@ -2,7 +2,7 @@ package gpulint.rules.k8s002_test
 
 import data.gpulint.rules.k8s002
 
-pod(c, extra) := object.union({"path": ["spec"], "host_ipc": false, "containers": [c]}, extra)
+pod(c, extra) := object.union({"path": ["spec"], "host_ipc": false, "group": "", "containers": [c]}, extra)
 
 c4 := {"name": "train", "path": ["spec", "containers", 0], "gpu": 4, "gpu_path": ["g"], "shm_mount": false}
 
@@ -62,4 +62,29 @@ test_shm_mounted_quiet if {
 
 test_one_gpu_quiet if {
 	count(k8s002.findings) == 0 with input as {"doc": {}, "k8s": {"pods": [pod(object.union(c4, {"gpu": 1}), {})]}}
+}
+
+test_sleeping_demo_quiet if {
+	count(k8s002.findings) == 0 with input as {
+		"doc": {"spec": {"containers": [{"name": "train", "command": ["bash", "-c", "sleep 86400"]}]}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+}
+
+test_real_command_fires if {
+	count(k8s002.findings) == 1 with input as {
+		"doc": {"spec": {"containers": [{"name": "train", "command": ["torchrun", "--nproc-per-node=4", "train.py"]}]}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+}
+
+test_kserve_skipped if {
+	count(k8s002.findings) == 0 with input as {
+		"doc": {"apiVersion": "serving.kserve.io/v1alpha1", "spec": {"containers": [{"name": "train"}]}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+}
+
+test_ray_pods_skipped if {
+	count(k8s002.findings) == 0 with input as {"doc": {}, "k8s": {"pods": [pod(c4, {"group": "ray"})]}}
 }

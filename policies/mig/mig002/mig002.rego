@@ -36,8 +36,13 @@ import data.gpulint.lib
 findings contains f if {
 	some l in input.mig.layouts
 	l.valid == false
-	f := lib.finding(l.path, sprintf("MIG config %q entry %d cannot be applied %s: %s", [l.config, l.entry, on(l), l.reason]))
+	f := lib.finding(l.path, sprintf("MIG config %q entry %d cannot be applied %s: %s%s", [l.config, l.entry, on(l), l.reason, hint(l)]))
 }
+
+# Profile names repeat across GPUs with different geometry (gpus.md §2.4).
+hint(l) := "; if the entry is meant for other GPUs, add a device-filter for them" if {
+	l.gpu_from in {"flag", "project", "manifest"}
+} else := ""
 
 on(l) := sprintf("on %s (its device-filter)", [l.gpu]) if l.gpu_from == "device-filter"
 

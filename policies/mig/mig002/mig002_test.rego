@@ -11,7 +11,7 @@ test_invalid_layout_fires if {
 	count(fs) == 1
 	some f in fs
 	f.path == ["mig-configs", "halves", 0, "mig-devices"]
-	f.message == "MIG config \"halves\" entry 0 cannot be applied on H100-80GB (the target GPU): 4g.40gb can be placed once per GPU, layout asks for 2"
+	f.message == "MIG config \"halves\" entry 0 cannot be applied on H100-80GB (the target GPU): 4g.40gb can be placed once per GPU, layout asks for 2; if the entry is meant for other GPUs, add a device-filter for them"
 }
 
 test_profiles_mode_names_gpus if {

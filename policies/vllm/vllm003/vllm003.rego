@@ -45,6 +45,7 @@ len_source := sprintf("max-model-len %d", [serve.max_model_len]) if {
 } else := sprintf("the model's default max_model_len %d (max-model-len is not set)", [serve.max_model_len])
 
 findings contains f if {
+	not lib.vllm_off_gpu
 	not input.target.mig_profile # mig-over-partitioned covers MIG slices
 	serve.kv_cache_tokens > 0 # no KV block at all: vram-overcommit
 	needed > serve.kv_cache_tokens

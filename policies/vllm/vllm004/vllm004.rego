@@ -37,6 +37,7 @@ outside := sprintf("leaves %s of %s's %s outside vLLM's budget, and CUDA graphs 
 } else := sprintf("leaves %s of the GPU for CUDA graphs, NCCL buffers, the CUDA context and any other process", [lib.pct(1 - input.workload.serve.gpu_memory_utilization)])
 
 findings contains f if {
+	not lib.vllm_off_gpu
 	u := input.workload.serve.gpu_memory_utilization
 	u >= threshold
 	u <= 1

@@ -24,6 +24,7 @@ package gpulint.rules.vllm005
 import data.gpulint.lib
 
 findings contains f if {
+	not lib.vllm_off_gpu # CPU and other backends have no CUDA graphs
 	input.workload.serve.enforce_eager == true
 	f := lib.with_fix(
 		lib.finding(lib.where("serve.enforce_eager"), "enforce-eager disables CUDA graphs: every decode step runs eagerly and decoding is slower for the life of the server"),

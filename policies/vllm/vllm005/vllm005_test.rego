@@ -19,3 +19,26 @@ test_false_quiet if {
 test_absent_quiet if {
 	count(vllm005.findings) == 0 with input as {"workload": {"serve": {}}, "paths": {}}
 }
+
+test_cpu_device_quiet if {
+	count(vllm005.findings) == 0 with input as {
+		"kind": "vllm", "doc": {"device": "cpu", "enforce-eager": true},
+		"workload": {"serve": {"enforce_eager": true}}, "paths": {},
+	}
+}
+
+test_container_without_gpu_quiet if {
+	count(vllm005.findings) == 0 with input as {
+		"kind": "vllm", "doc": {"enforce-eager": true},
+		"workload": {"serve": {"enforce_eager": true}}, "paths": {},
+		"k8s": {"container": {"resources": []}},
+	}
+}
+
+test_container_with_gpu_fires if {
+	count(vllm005.findings) == 1 with input as {
+		"kind": "vllm", "doc": {"enforce-eager": true},
+		"workload": {"serve": {"enforce_eager": true}}, "paths": {},
+		"k8s": {"container": {"resources": [{"name": "nvidia.com/gpu", "section": "limits", "count": 1}]}},
+	}
+}
