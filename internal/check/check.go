@@ -78,11 +78,15 @@ func New(mods []rules.Module, catalog *rules.Catalog) (*Engine, error) {
 	return e, nil
 }
 
-// compile compiles modules with the sandboxed capabilities.
+// compile parses and compiles modules with the sandboxed capabilities.
 func compile(mods []rules.Module) (*ast.Compiler, error) {
 	modules := make(map[string]*ast.Module, len(mods))
 	for _, m := range mods {
-		modules[m.File] = m.Module
+		pm, err := m.Parse()
+		if err != nil {
+			return nil, err
+		}
+		modules[m.File] = pm
 	}
 	c := ast.NewCompiler().
 		WithCapabilities(Capabilities()).
@@ -165,8 +169,7 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, rego.PreparedEvalQuery, er
 	var mods []rules.Module
 	var candidates []*rules.Rule
 	for _, m := range e.mods {
-		pkg := strings.TrimPrefix(m.Module.Package.Path.String(), "data.")
-		r, isRule := e.catalog.ByPackage(pkg)
+		r, isRule := e.catalog.ByPackage(m.Package)
 		switch {
 		case !isRule:
 			mods = append(mods, m) // libraries: always

@@ -28,10 +28,43 @@ type FixOutcome struct {
 // Changed reports whether the fix changes the file.
 func (o FixOutcome) Changed() bool { return o.Refused == "" && string(o.New) != string(o.Old) }
 
-// Fix applies the fixes of a file's findings: rule fixes always, tuner
-// fixes only with tune. The merged result is linted again; if it does not
-// parse or a fixed finding is still there, nothing is kept.
+// maxFixRounds bounds how often fixes are re-applied to reach a fixed
+// point: one fix can make room for another (a lower ZeRO stage frees
+// memory for a larger micro batch).
+const maxFixRounds = 4
+
+// Fix applies the fixes of a file's findings (rule fixes always, tuner
+// fixes only with tune), lints the result and repeats until nothing more
+// changes, so a second run is a no-op. A round whose result does not
+// parse, still reports a fixed finding, or reports a new error is
+// refused; the rounds before it are kept.
 func (l *Linter) Fix(ctx context.Context, fr FileResult, tune bool) (FixOutcome, error) {
+	out := FixOutcome{Path: fr.Path, Old: fr.Data, New: fr.Data, Remaining: fr.Findings}
+	cur := fr
+	for round := 0; round < maxFixRounds; round++ {
+		step, err := l.fixOnce(ctx, cur, tune)
+		if err != nil {
+			return out, err
+		}
+		out.Skipped = append(out.Skipped, step.Skipped...)
+		if step.Refused != "" {
+			if round == 0 {
+				out.Refused = step.Refused
+			}
+			break
+		}
+		if !step.Changed() {
+			break
+		}
+		out.Applied = append(out.Applied, step.Applied...)
+		out.New, out.Remaining = step.New, step.Remaining
+		cur = FileResult{Path: fr.Path, Kind: fr.Kind, Data: step.New, Findings: step.Remaining}
+	}
+	return out, nil
+}
+
+// fixOnce applies one round of fixes.
+func (l *Linter) fixOnce(ctx context.Context, fr FileResult, tune bool) (FixOutcome, error) {
 	out := FixOutcome{Path: fr.Path, Old: fr.Data, New: fr.Data, Remaining: fr.Findings}
 	var cands []edit.Candidate
 	for i, f := range fr.Findings {
@@ -67,6 +100,18 @@ func (l *Linter) Fix(ctx context.Context, fr FileResult, tune bool) (FixOutcome,
 	for _, f := range re.Findings {
 		if f.Slug == "parse-error" && !slices.ContainsFunc(fr.Findings, func(o finding.Finding) bool { return o.Slug == "parse-error" }) {
 			out.Refused = fmt.Sprintf("the fixed file would not parse (%s:%d:%d: %s); nothing written", fr.Path, f.Range.Start.Line, f.Range.Start.Col, f.Message)
+			return out, nil
+		}
+	}
+	// A fix must not trade one problem for a worse one: fixes of separate
+	// findings can interact (a larger micro batch and a lower ZeRO stage
+	// each fit alone), so a result with a new error is refused.
+	for _, nf := range re.Findings {
+		if nf.Severity < finding.SeverityError {
+			continue
+		}
+		if !slices.ContainsFunc(fr.Findings, func(o finding.Finding) bool { return o.Rule == nf.Rule }) {
+			out.Refused = fmt.Sprintf("the fixes together would introduce %s (%s:%d: %s); nothing written", nf.Slug, nf.Range.File, nf.Range.Start.Line, nf.Message)
 			return out, nil
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"gopkg.in/yaml.v3"
 
 	"github.com/gpulint/gpulint/internal/finding"
 )
@@ -75,15 +76,41 @@ var (
 	slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 )
 
-// Module is a parsed policy file.
+// Module is a policy file: its source, package and METADATA, read
+// without parsing the Rego. The Rego is parsed on demand (Parse), so a run
+// over DeepSpeed files never parses the Kubernetes rules.
 type Module struct {
-	File   string
-	Module *ast.Module
-	Custom bool
+	File    string
+	Source  string
+	Package string // e.g. gpulint.rules.gpu001
+	Custom  bool
+	meta    *metadata
 }
 
-// ParseModules parses every non-test .rego file under fsys with Rego v1
-// syntax and annotations kept.
+// metadata is the package-scoped METADATA block of a policy file.
+type metadata struct {
+	Title  string         `yaml:"title"`
+	Scope  string         `yaml:"scope"`
+	Custom map[string]any `yaml:"custom"`
+}
+
+// Parse parses the module's Rego (v1 syntax, annotations kept).
+func (m Module) Parse() (*ast.Module, error) {
+	mod, err := ast.ParseModuleWithOpts(m.File, m.Source, ast.ParserOptions{
+		ProcessAnnotation: true,
+		RegoVersion:       ast.RegoV1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("parse policy %s: %w", m.File, err)
+	}
+	return mod, nil
+}
+
+var packageLine = regexp.MustCompile(`(?m)^package[ \t]+([A-Za-z_][A-Za-z0-9_.]*)[ \t]*(#.*)?$`)
+
+// ParseModules reads every non-test .rego file under fsys: its package and
+// its METADATA block. Custom policies are also parsed at once, so a syntax
+// error in a team's policy is reported before any file is read.
 func ParseModules(fsys fs.FS, custom bool) ([]Module, error) {
 	var mods []Module
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
@@ -97,14 +124,23 @@ func ParseModules(fsys fs.FS, custom bool) ([]Module, error) {
 		if err != nil {
 			return fmt.Errorf("read policy %s: %w", p, err)
 		}
-		m, err := ast.ParseModuleWithOpts(p, string(src), ast.ParserOptions{
-			ProcessAnnotation: true,
-			RegoVersion:       ast.RegoV1,
-		})
+		m := Module{File: p, Source: string(src), Custom: custom}
+		pm := packageLine.FindStringSubmatch(m.Source)
+		if pm == nil {
+			return fmt.Errorf("parse policy %s: no package declaration", p)
+		}
+		m.Package = pm[1]
+		meta, err := readMetadata(m.Source)
 		if err != nil {
 			return fmt.Errorf("parse policy %s: %w", p, err)
 		}
-		mods = append(mods, Module{File: p, Module: m, Custom: custom})
+		m.meta = meta
+		if custom {
+			if _, err := m.Parse(); err != nil {
+				return err
+			}
+		}
+		mods = append(mods, m)
 		return nil
 	})
 	if err != nil {
@@ -114,24 +150,63 @@ func ParseModules(fsys fs.FS, custom bool) ([]Module, error) {
 	return mods, nil
 }
 
-// Load builds the catalog from parsed modules. A module whose package lies
+// readMetadata reads the "# METADATA" comment block that precedes the
+// package line: the comment lines after it, with "# " removed, are YAML
+// (OPA's annotation syntax). nil when there is none.
+func readMetadata(src string) (*metadata, error) {
+	lines := strings.Split(src, "\n")
+	start := -1
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "package ") {
+			break
+		}
+		if t == "# METADATA" {
+			start = i + 1
+			break
+		}
+	}
+	if start < 0 {
+		return nil, nil
+	}
+	var b strings.Builder
+	for _, l := range lines[start:] {
+		t := strings.TrimRight(l, "\r")
+		if !strings.HasPrefix(t, "#") {
+			break
+		}
+		t = strings.TrimPrefix(t, "#")
+		t = strings.TrimPrefix(t, " ")
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	var m metadata
+	if err := yaml.Unmarshal([]byte(b.String()), &m); err != nil {
+		return nil, fmt.Errorf("METADATA: %w", err)
+	}
+	if m.Scope != "" && m.Scope != "package" && m.Scope != "subpackages" {
+		return nil, nil // a rule-scoped block: not the package's metadata
+	}
+	return &m, nil
+}
+
+// Load builds the catalog from the modules. A module whose package lies
 // under gpulint.rules (or, for custom policies, declares an id) must carry
 // complete package-scoped metadata; library packages need none.
 func Load(mods []Module) (*Catalog, error) {
 	c := &Catalog{byID: map[string]*Rule{}, bySlug: map[string]*Rule{}, byPkg: map[string]*Rule{}}
 	var errs []string
 	for _, m := range mods {
-		pkg := strings.TrimPrefix(m.Module.Package.Path.String(), "data.")
-		ann := packageAnnotation(m.Module)
-		isRule := strings.HasPrefix(pkg, PackagePrefix) || (m.Custom && ann != nil && ann.Custom["id"] != nil)
+		pkg := m.Package
+		isRule := strings.HasPrefix(pkg, PackagePrefix) || (m.Custom && m.meta != nil && m.meta.Custom["id"] != nil)
 		if !isRule {
 			continue
 		}
-		if ann == nil {
+		if m.meta == nil {
 			errs = append(errs, fmt.Sprintf("%s: rule package %s has no METADATA block", m.File, pkg))
 			continue
 		}
-		r, err := fromAnnotation(ann)
+		r, err := fromMetadata(m.meta)
 		if err != nil {
 			errs = append(errs, fmt.Sprintf("%s: %v", m.File, err))
 			continue
@@ -161,16 +236,7 @@ func Load(mods []Module) (*Catalog, error) {
 	return c, nil
 }
 
-func packageAnnotation(m *ast.Module) *ast.Annotations {
-	for _, a := range m.Annotations {
-		if a.Scope == "package" || a.Scope == "subpackages" {
-			return a
-		}
-	}
-	return nil
-}
-
-func fromAnnotation(a *ast.Annotations) (*Rule, error) {
+func fromMetadata(a *metadata) (*Rule, error) {
 	str := func(k string) string {
 		s, _ := a.Custom[k].(string)
 		return strings.TrimSpace(s)

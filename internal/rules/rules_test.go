@@ -1,0 +1,72 @@
+package rules
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/policies"
+)
+
+// TestMetadataMatchesOPA: the METADATA read from the comment block (so the
+// catalog loads without parsing every rule's Rego) is exactly what OPA's
+// own annotation parser reads, for every built-in policy.
+func TestMetadataMatchesOPA(t *testing.T) {
+	mods, err := ParseModules(policies.FS, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mods) < 10 {
+		t.Fatalf("only %d policy modules", len(mods))
+	}
+	for _, m := range mods {
+		pm, err := m.Parse()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := m.Package, pm.Package.Path.String()[len("data."):]; got != want {
+			t.Errorf("%s: package %q, OPA says %q", m.File, got, want)
+		}
+		var opa *metadata
+		for _, a := range pm.Annotations {
+			if a.Scope == "package" || a.Scope == "subpackages" {
+				opa = &metadata{Title: a.Title, Scope: a.Scope, Custom: a.Custom}
+			}
+		}
+		if opa == nil && m.meta == nil {
+			continue
+		}
+		if opa == nil || m.meta == nil {
+			t.Errorf("%s: METADATA found by one reader only (ours %v, OPA %v)", m.File, m.meta != nil, opa != nil)
+			continue
+		}
+		mine := *m.meta
+		mine.Scope = opa.Scope
+		if diff := cmp.Diff(opa, &mine); diff != "" {
+			t.Errorf("%s: metadata differs from OPA's (-opa +ours):\n%s", m.File, diff)
+		}
+	}
+}
+
+func TestLoadRejectsIncompleteMetadata(t *testing.T) {
+	src := `# METADATA
+# title: A rule
+# custom:
+#   id: GPU999
+#   slug: a-rule
+#   severity: warning
+#   kinds: [deepspeed]
+#   since: 0.1.0
+#   fixable: false
+package gpulint.rules.gpu999
+`
+	m := Module{File: "x.rego", Source: src, Package: "gpulint.rules.gpu999"}
+	var err error
+	if m.meta, err = readMetadata(src); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load([]Module{m})
+	if err == nil || !cmp.Equal(err.Error(), "invalid rule metadata:\n  x.rego: rule \"GPU999\": missing metadata field(s): rationale, remediation") {
+		t.Errorf("got %v", err)
+	}
+}

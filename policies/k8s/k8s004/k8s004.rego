@@ -1,0 +1,46 @@
+# METADATA
+# title: Environment value that Kubernetes passes literally
+# custom:
+#   id: K8S004
+#   slug: env-not-expanded
+#   severity: warning
+#   rationale: >-
+#     Kubernetes expands only $(NAME) references in a container's env
+#     values, and only to variables defined earlier in the container or
+#     service variables; shell syntax such as $HF_TOKEN or ${HF_TOKEN} is
+#     passed through unchanged (Kubernetes API, EnvVar.value: "Variable
+#     references $(VAR_NAME) are expanded ... If a variable cannot be
+#     resolved, the reference in the input string will be unchanged"). A
+#     token written that way reaches the server as the literal text
+#     "$HF_TOKEN": the pod gets its GPUs, then the gated-model download
+#     fails with 401. Manifests meant to be rendered with envsubst first are
+#     the usual source; linting them unrendered shows the risk.
+#   remediation: >-
+#     Take secrets from a Secret (valueFrom.secretKeyRef), write references
+#     to other container variables as $(NAME), or render the file (envsubst)
+#     before applying it.
+#   kinds: [kubernetes]
+#   since: 0.1.0
+#   fixable: false
+#   example: |
+#     env:
+#       - name: HF_TOKEN
+#         value: $HF_TOKEN
+package gpulint.rules.k8s004
+
+import data.gpulint.lib
+
+# $NAME or ${NAME}, not $(NAME) and not the $$ escape.
+shell_ref := `(^|[^$])\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)`
+
+findings contains f if {
+	some pod in input.k8s.pods
+	some c in pod.containers
+	env := object.get(input.doc, array.concat(c.path, ["env"]), [])
+	is_array(env)
+	some i, e in env
+	is_string(e.value)
+	regex.match(shell_ref, e.value)
+	ref := regex.find_n(`\$\{?[A-Za-z_][A-Za-z0-9_]*\}?`, e.value, 1)[0]
+	f := lib.finding(array.concat(c.path, ["env", i, "value"]), sprintf("env %s in container %q is %q: Kubernetes expands only $(NAME) references, so the process sees the literal text %s", [e.name, c.name, e.value, ref]))
+}

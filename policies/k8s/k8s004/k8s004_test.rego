@@ -1,0 +1,32 @@
+package gpulint.rules.k8s004_test
+
+import data.gpulint.rules.k8s004
+
+inp(env) := {
+	"doc": {"spec": {"containers": [{"name": "vllm", "env": env}]}},
+	"k8s": {"pods": [{"path": ["spec"], "containers": [{"name": "vllm", "path": ["spec", "containers", 0]}]}]},
+}
+
+test_shell_reference_fires if {
+	fs := k8s004.findings with input as inp([{"name": "HF_TOKEN", "value": "$HF_TOKEN"}])
+	count(fs) == 1
+	some f in fs
+	f.path == ["spec", "containers", 0, "env", 0, "value"]
+	f.message == "env HF_TOKEN in container \"vllm\" is \"$HF_TOKEN\": Kubernetes expands only $(NAME) references, so the process sees the literal text $HF_TOKEN"
+}
+
+test_braced_reference_in_text_fires if {
+	count(k8s004.findings) == 1 with input as inp([{"name": "CACHE", "value": "${HOME}/cache"}])
+}
+
+test_kubernetes_reference_quiet if {
+	count(k8s004.findings) == 0 with input as inp([{"name": "URL", "value": "http://$(POD_IP):8000"}])
+}
+
+test_escaped_and_plain_quiet if {
+	count(k8s004.findings) == 0 with input as inp([
+		{"name": "A", "value": "$$(KEEP)"},
+		{"name": "B", "value": "price $5"},
+		{"name": "C", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}},
+	])
+}
