@@ -238,7 +238,7 @@ func runLint(ctx context.Context, o *LintOptions) error {
 
 // reportInput adapts a lint result for the renderers.
 func reportInput(res *lint.Result) report.Input {
-	in := report.Input{Findings: res.Findings, Sources: map[string][]byte{}}
+	in := report.Input{Findings: res.Findings, Sources: map[string][]byte{}, ToolVersion: Version}
 	for _, f := range res.Files {
 		in.Files = append(in.Files, report.File{Path: f.Path, Kind: string(f.Kind)})
 		in.Sources[f.Path] = f.Data
