@@ -14,7 +14,9 @@
 #     token written that way reaches the server as the literal text
 #     "$HF_TOKEN": the pod gets its GPUs, then the gated-model download
 #     fails with 401. Manifests meant to be rendered with envsubst first are
-#     the usual source; linting them unrendered shows the risk.
+#     the usual source; linting them unrendered shows the risk. Only values
+#     that are nothing but such a reference are reported: inside a longer
+#     value the reference may be meant for an entrypoint that evals it.
 #   remediation: >-
 #     Take secrets from a Secret (valueFrom.secretKeyRef), write references
 #     to other container variables as $(NAME), or render the file (envsubst)
@@ -30,8 +32,10 @@ package gpulint.rules.k8s004
 
 import data.gpulint.lib
 
-# $NAME or ${NAME}, not $(NAME) and not the $$ escape.
-shell_ref := `(^|[^$])\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)`
+# A value that is only $NAME or ${NAME}: an envsubst placeholder. A
+# reference inside a longer value is left alone: an entrypoint may eval it
+# (KServe's VLLM_ADDITIONAL_ARGS is spliced into a shell command line).
+shell_ref := `^\s*\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)\s*$`
 
 findings contains f if {
 	some pod in input.k8s.pods
@@ -41,6 +45,5 @@ findings contains f if {
 	some i, e in env
 	is_string(e.value)
 	regex.match(shell_ref, e.value)
-	ref := regex.find_n(`\$\{?[A-Za-z_][A-Za-z0-9_]*\}?`, e.value, 1)[0]
-	f := lib.finding(array.concat(c.path, ["env", i, "value"]), sprintf("env %s in container %q is %q: Kubernetes expands only $(NAME) references, so the process sees the literal text %s", [e.name, c.name, e.value, ref]))
+	f := lib.finding(array.concat(c.path, ["env", i, "value"]), sprintf("env %s in container %q is %s: Kubernetes expands only $(NAME) references, so the process sees that literal text, not a value from your shell", [e.name, c.name, trim_space(e.value)]))
 }
