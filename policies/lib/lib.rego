@@ -16,8 +16,9 @@ with_fix(f, msg, patch) := object.union(f, {"fix": msg, "patch": patch})
 # with_level lets a rule pick one of the levels its metadata allows.
 with_level(f, level) := object.union(f, {"level": level})
 
-# with_related lists secondary paths the finding depends on.
-with_related(f, paths) := object.union(f, {"related": paths})
+# with_related lists secondary paths the finding depends on, after any it
+# already lists.
+with_related(f, paths) := object.union(f, {"related": array.concat(object.get(f, "related", []), paths)})
 
 set_op(path, value) := {"op": "set", "path": path, "value": value}
 
