@@ -150,6 +150,9 @@ func (r *Result) Summary() Summary {
 // A file that cannot be read or parsed yields findings, never an error; an
 // error means gpulint itself could not work.
 func (l *Linter) Run(ctx context.Context, files []string) (*Result, error) {
+	if len(files) > 1 {
+		l.deps.Engine.CompileAll()
+	}
 	results := make([]FileResult, len(files))
 	errs := make([]error, len(files))
 	jobs := make(chan int)
