@@ -86,7 +86,9 @@ taken(pod) := {v.name | some v in volumes(pod)} if {
 name(pod) := n if {
 	n := existing(pod)
 } else := free[0] if {
-	free := [n | some n in ["dshm", "shm", "gpulint-dshm"]; not taken(pod)[n]]
+	# One more candidate than the pod has volumes, so one is always free.
+	candidates := array.concat(["dshm"], [sprintf("dshm-%d", [i]) | some i in numbers.range(2, count(taken(pod)) + 1)])
+	free := [n | some n in candidates; not taken(pod)[n]]
 }
 
 fix_message(pod) := sprintf("mount the pod's memory-backed volume %s at /dev/shm", [existing(pod)]) if existing(pod)

@@ -30,8 +30,8 @@ test_appends_to_existing_lists_and_avoids_taken_name if {
 		"k8s": {"pods": [pod(c4, {})]},
 	}
 	f.patch == [
-		{"op": "set", "path": ["spec", "volumes", 1], "value": {"name": "shm", "emptyDir": {"medium": "Memory"}}},
-		{"op": "set", "path": ["spec", "containers", 0, "volumeMounts", 1], "value": {"name": "shm", "mountPath": "/dev/shm"}},
+		{"op": "set", "path": ["spec", "volumes", 1], "value": {"name": "dshm-2", "emptyDir": {"medium": "Memory"}}},
+		{"op": "set", "path": ["spec", "containers", 0, "volumeMounts", 1], "value": {"name": "dshm-2", "mountPath": "/dev/shm"}},
 	]
 }
 
@@ -87,4 +87,15 @@ test_kserve_skipped if {
 
 test_ray_pods_skipped if {
 	count(k8s002.findings) == 0 with input as {"doc": {}, "k8s": {"pods": [pod(c4, {"group": "ray"})]}}
+}
+
+test_a_name_is_always_free if {
+	some f in k8s002.findings with input as {
+		"doc": {"spec": {
+			"volumes": [{"name": "dshm", "hostPath": {}}, {"name": "dshm-2", "hostPath": {}}],
+			"containers": [{"name": "train"}],
+		}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+	f.patch[0].value.name == "dshm-3"
 }
