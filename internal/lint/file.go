@@ -112,6 +112,9 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 		s.tgt = l.resolveTarget(f.Path, proj, s.work, hints)
 		fs = append(fs, l.schemaFindings(s, schema)...)
 		out = append(out, s)
+		if kind == source.KindMIG {
+			s.extra = map[string]any{"mig": migInput(l.deps.Targets.Catalog(), s.value, s.tgt)}
+		}
 		if kind == source.KindKubernetes {
 			ks, kfs := l.kubernetesSubjects(s, proj)
 			out = append(out, ks...)

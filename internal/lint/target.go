@@ -205,6 +205,9 @@ func (t Target) Input() map[string]any {
 	if t.MIG != nil {
 		out["mig_profile"] = map[string]any{"name": t.MIG.Name, "memory": t.MIG.MemoryBytes, "compute_slices": int64(t.MIG.ComputeSlices)}
 	}
+	if t.Nodes > 0 {
+		out["nodes"] = int64(t.Nodes)
+	}
 	if t.GPUs > 0 {
 		out["gpus"] = int64(t.GPUs)
 		out["gpus_from"] = t.GPUsFrom
@@ -222,6 +225,7 @@ func (t Target) Input() map[string]any {
 			m["max_positions"] = int64(t.Model.MaxPositions)
 			m["known"] = true
 			m["model_type"] = strings.ToLower(t.Model.ModelType)
+			m["dtype"] = t.Model.Dtype
 		}
 		out["model"] = m
 	}
