@@ -4,11 +4,13 @@ import (
 	"context"
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/cover"
 	"github.com/open-policy-agent/opa/v1/tester"
 
 	"github.com/gpulint/gpulint/internal/check"
@@ -42,7 +44,9 @@ func TestRego(t *testing.T) {
 	compiler := ast.NewCompiler().WithCapabilities(check.Capabilities()).WithEnablePrintStatements(true)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ch, err := tester.NewRunner().SetCompiler(compiler).SetTimeout(30*time.Second).CapturePrintOutput(true).Run(ctx, modules)
+	cov := cover.New()
+	ch, err := tester.NewRunner().SetCompiler(compiler).SetTimeout(30*time.Second).CapturePrintOutput(true).
+		SetCoverageQueryTracer(cov).Run(ctx, modules)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +64,24 @@ func TestRego(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no Rego tests found")
 	}
-	t.Logf("%d Rego tests", n)
+	// Coverage of the rule modules (tests themselves excluded), reported
+	// per file below the overall figure: `go test ./policies -run TestRego -v`.
+	rulesOnly := map[string]*ast.Module{}
+	for name, m := range modules {
+		if !strings.HasSuffix(name, "_test.rego") {
+			rulesOnly[name] = m
+		}
+	}
+	rep := cov.Report(rulesOnly)
+	t.Logf("%d Rego tests; coverage of rule modules %.1f%%", n, rep.Coverage)
+	for _, name := range sortedNames(rep.Files) {
+		if fr := rep.Files[name]; fr != nil {
+			t.Logf("  %5.1f%%  %s", fr.Coverage, name)
+		}
+	}
+	if rep.Coverage < 70 {
+		t.Errorf("Rego unit tests cover %.1f%% of the rule modules; keep it above 70%%", rep.Coverage)
+	}
 }
 
 // TestCatalog checks every rule's metadata loads and each rule package
@@ -90,4 +111,13 @@ func TestCatalog(t *testing.T) {
 			t.Errorf("rule %s (%s) has no unit tests at %s", r.ID, r.File, test)
 		}
 	}
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
