@@ -33,10 +33,25 @@ findings contains f if {
 	total > 1
 	some m in c.mig
 	m.count == max([x.count | some x in c.mig])
-	f := lib.finding(m.path, sprintf(
+	f := one_slice_fix(lib.finding(m.path, sprintf(
 		"container %q asks for %d MIG slices; one process uses one MIG device and slices cannot be pooled, so the extra slices add no memory to it",
 		[c.name, total],
-	))
+	)), c, m)
+}
+
+# With one MIG profile requested, asking for one slice of it keeps what
+# the process can use and frees the rest; requests, when written, must
+# stay equal to limits.
+one_slice_fix(f, c, m) := lib.with_fix(f, sprintf("request one %s slice", [m.profile]), array.concat(
+	[lib.set_op(m.path, 1)],
+	[lib.set_op(rp, 1) | rp := requests_path(c, m)],
+)) if {
+	count(c.mig) == 1
+} else := f
+
+requests_path(c, m) := p if {
+	p := array.concat(c.path, ["resources", "requests", concat("", ["nvidia.com/mig-", m.profile])])
+	walk(input.doc, [p, _])
 }
 
 # Single strategy: nvidia.com/gpu counts MIG devices on a MIG node.
@@ -46,9 +61,12 @@ findings contains f if {
 	contains(pod.product, "-MIG-")
 	some c in pod.containers
 	c.gpu > 1
-	f := lib.finding(c.gpu_path, sprintf(
+	f := lib.with_fix(lib.finding(c.gpu_path, sprintf(
 		"container %q asks for %d GPUs on nodes labelled %s, which are MIG slices; one process uses one MIG device",
 		[c.name, c.gpu, pod.product],
+	)), "request one MIG device", array.concat(
+		[lib.set_op(c.gpu_path, 1)],
+		[lib.set_op(rp, 1) | rp := array.concat(c.path, ["resources", "requests", "nvidia.com/gpu"]); rp != c.gpu_path; walk(input.doc, [rp, _])],
 	))
 }
 
