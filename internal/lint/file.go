@@ -53,8 +53,10 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 			return fr, err
 		}
 		fr.incomplete = fr.incomplete || cut
+		tuned := l.tuneFindings(s)
+		attachPlanFix(found, tuned)
 		fr.Findings = append(fr.Findings, found...)
-		fr.Findings = append(fr.Findings, l.tuneFindings(s)...)
+		fr.Findings = append(fr.Findings, tuned...)
 	}
 	fr.Findings = proj.apply(l.deps.Catalog, path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)

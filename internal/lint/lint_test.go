@@ -174,7 +174,7 @@ spec:
             --dtype float32 --port 8000
 `,
 			opts: lint.Options{GPU: "A100-80GB"},
-			want: []placed{{"m.yaml", 12, 13, "fp32-where-bf16"}},
+			want: []placed{{"m.yaml", 12, 13, "fp32-where-bf16"}, {"m.yaml", 12, 13, "tuned-settings"}},
 		},
 	}
 	for _, tc := range tests {

@@ -44,40 +44,83 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 		return nil
 	}
 	var ops []check.Op
-	var parts []string
+	var parts, elsewhere []string
 	var first []any
 	for _, c := range plan.Choices {
 		if !c.Changed() {
 			continue
 		}
-		path, value, ok := tunePatch(s, c)
+		cops, ok := tuneOps(s, c)
 		if !ok {
+			// The plan rests on a setting this file cannot hold (activation
+			// checkpointing lives in the training script): applying the
+			// rest alone could overcommit, so no fix is offered.
+			if c.Setting != tuner.SettingMaxNumSeqs {
+				elsewhere = append(elsewhere, fmt.Sprintf("%s %s → %s (%s)", c.Setting, c.From, c.To, c.Reason))
+			}
 			continue
 		}
 		if first == nil {
-			first = path
+			first = cops[0].Path
 		}
-		ops = append(ops, check.Op{Op: "set", Path: path, Value: value})
+		ops = append(ops, cops...)
 		parts = append(parts, fmt.Sprintf("%s %s → %s (%s)", c.Setting, c.From, c.To, c.Reason))
 	}
 	if len(ops) == 0 {
 		return nil
 	}
 	r, _ := l.deps.Catalog.Lookup("tuned-settings")
+	msg := fmt.Sprintf("for %d× %s: %s", req.GPUs, t.GPU.Name, strings.Join(parts, "; "))
+	if len(elsewhere) > 0 {
+		msg += "; set outside this file: " + strings.Join(elsewhere, "; ") + " (no fix: the other settings do not fit without it)"
+	}
 	f := l.stamp(r, finding.Finding{
-		Message: fmt.Sprintf("for %d× %s: %s", req.GPUs, t.GPU.Name, strings.Join(parts, "; ")),
+		Message: msg,
 		Range:   s.locate(first),
 		Path:    s.docPath(first),
 	}, "")
-	if edits, err := s.edits(ops); err == nil && len(edits) > 0 {
+	if edits, err := s.edits(ops); err == nil && len(edits) > 0 && len(elsewhere) == 0 {
 		f.Fixes = []finding.Fix{{Message: "apply the tuned settings", Edits: edits, Tune: true}}
 	}
 	return []finding.Finding{f}
 }
 
-// tunePatch maps a plan choice to a path and value in the subject's own
-// format; ok is false for settings the format cannot express (or that an
-// "auto" value leaves to the launcher).
+// tuneOps maps a plan choice to the patch that writes it in the subject's
+// own format; ok is false for settings the format cannot express (or that
+// an "auto" value leaves to the launcher).
+func tuneOps(s *subject, c tuner.Choice) ([]check.Op, bool) {
+	kind, _ := s.work.Get("kind")
+	if c.Setting == tuner.SettingPrecision {
+		switch kind {
+		case "deepspeed":
+			// Switching fp16 to bf16 writes both blocks: DeepSpeed
+			// refuses both enabled.
+			block := map[string]string{"bf16": "bf16", "fp16": "fp16"}[c.To]
+			if block == "" {
+				return nil, false
+			}
+			ops := []check.Op{{Op: "set", Path: []any{block, "enabled"}, Value: true}}
+			if other := map[string]string{"bf16": "fp16", "fp16": "bf16"}[c.To]; c.From == other {
+				ops = append(ops, check.Op{Op: "set", Path: []any{other, "enabled"}, Value: false})
+			}
+			return ops, true
+		case "vllm":
+			dt := map[string]string{"bf16": "bfloat16", "fp16": "half"}[c.To]
+			if dt == "" {
+				return nil, false
+			}
+			return []check.Op{{Op: "set", Path: []any{"dtype"}, Value: dt}}, true
+		}
+	}
+	path, value, ok := tunePatch(s, c)
+	if !ok {
+		return nil, false
+	}
+	return []check.Op{{Op: "set", Path: path, Value: value}}, true
+}
+
+// tunePatch maps a plan choice to one path and value in the subject's own
+// format.
 func tunePatch(s *subject, c tuner.Choice) (path []any, value any, ok bool) {
 	num := func(v string) (int64, bool) {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -104,13 +147,6 @@ func tunePatch(s *subject, c tuner.Choice) (path []any, value any, ok bool) {
 		case tuner.SettingGradAccumulation:
 			n, ok := num(c.To)
 			return []any{"gradient_accumulation_steps"}, n, ok && !isAuto("batch.accumulation")
-		case tuner.SettingPrecision:
-			switch c.To {
-			case "bf16":
-				return []any{"bf16", "enabled"}, true, c.From == "fp32"
-			case "fp16":
-				return []any{"fp16", "enabled"}, true, c.From == "fp32"
-			}
 		}
 	case "accelerate":
 		if v, _ := s.work.Get("deepspeed_config_file"); v != nil {
@@ -146,4 +182,24 @@ func tunePatch(s *subject, c tuner.Choice) (path []any, value any, ok bool) {
 		}
 	}
 	return nil, nil, false
+}
+
+// attachPlanFix gives vram-overcommit findings the tuner's plan as their
+// fix: a config that cannot run as written gets the smallest change of
+// settings that fits, applied by plain `fix` (the TUNE finding keeps the
+// same edits for `fix --tune`).
+func attachPlanFix(found, tuned []finding.Finding) {
+	if len(tuned) == 0 || len(tuned[0].Fixes) == 0 {
+		return
+	}
+	plan := tuned[0].Fixes[0]
+	for i := range found {
+		if found[i].Slug != "vram-overcommit" || len(found[i].Fixes) > 0 {
+			continue
+		}
+		found[i].Fixes = []finding.Fix{{
+			Message: "apply the tuner's plan: " + strings.TrimPrefix(tuned[0].Message, "for "),
+			Edits:   plan.Edits,
+		}}
+	}
 }
