@@ -29,6 +29,11 @@ func (f *File) setEdits(d *Document, path []any, v any) ([]finding.Edit, error) 
 	n := last.node
 	switch k := path[matched].(type) {
 	case string:
+		if n.Kind == MapNode && hasMergeKey(n) {
+			// Merged entries sit in Entries beside the map's own, so the
+			// map's text ends somewhere its entry list does not say.
+			return nil, errMergeMap
+		}
 		switch {
 		case n.Kind == MapNode && (n.Flow || f.Format == FormatJSON):
 			return f.flowInsert(n, k, nested)
@@ -309,4 +314,17 @@ func (f *File) colonEnd(key *Node) (int, error) {
 		return 0, fmt.Errorf("cannot find the ':' after key %q", key.Text)
 	}
 	return i + 1, nil
+}
+
+// errMergeMap refuses to insert into a map holding a YAML merge key.
+var errMergeMap = errors.New("the map holds a YAML merge key (<<); add the key by hand")
+
+// hasMergeKey reports whether map n has a << merge entry.
+func hasMergeKey(n *Node) bool {
+	for _, e := range n.Entries {
+		if isMergeKey(e.Key) {
+			return true
+		}
+	}
+	return false
 }
