@@ -36,9 +36,11 @@ measure() { # label, command...
   local label=$1; shift
   local walls=() mems=()
   for _ in $(seq "$runs"); do
-    local line
+    local line tf
+    tf=$(mktemp)
     # conftest exits 1 when a policy denies; only the timing matters here.
-    line=$( { /usr/bin/time -f '%e %M' "$@" >/dev/null 2>/dev/null || true; } 2>&1 | tail -1)
+    /usr/bin/time -o "$tf" -f '%e %M' "$@" >/dev/null 2>&1 || true
+    line=$(tail -1 "$tf"); rm -f "$tf"
     walls+=("${line% *}"); mems+=("${line#* }")
   done
   local w m
