@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"sort"
 
 	"github.com/gpulint/gpulint/internal/finding"
@@ -48,6 +49,10 @@ type Op struct {
 	Value any
 }
 
+// explicitKey finds a YAML explicit-key indicator ("? ") at the start of
+// a line's content.
+var explicitKey = regexp.MustCompile(`(?m)^[ \t-]*\?([ \t]|$)`)
+
 // errEditCheck marks an edit whose result failed re-parsing or did not
 // hold the requested value: a bug in this package, never in the input.
 var errEditCheck = errors.New("edit check failed")
@@ -66,6 +71,9 @@ var errEditCheck = errors.New("edit check failed")
 func (f *File) Edits(doc int, ops []Op) ([]finding.Edit, error) {
 	if doc < 0 || doc >= len(f.Docs) {
 		return nil, fmt.Errorf("edit %s: no document %d (the file has %d)", f.Path, doc, len(f.Docs))
+	}
+	if f.Format == FormatYAML && explicitKey.Match(f.Data) {
+		return nil, fmt.Errorf("edit %s: the file uses explicit (?) keys, whose layout gpulint does not edit; change it by hand", f.Path)
 	}
 	b := &editBuf{orig: f.Data, cur: f.Data}
 	cur := f
