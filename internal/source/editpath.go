@@ -195,6 +195,14 @@ func lastEntry(n *Node, k string) int {
 func ownChild(n *Node, i int) bool {
 	if n.Kind == MapNode {
 		e := n.Entries[i]
+		// An entry merged in by `<<: {...}` is written inside the merge
+		// entry's value, not as one of this map's own entries.
+		for _, m := range n.Entries {
+			if isMergeKey(m.Key) && m.Value != nil && e.Key != m.Key &&
+				e.Key.Start.Offset >= m.Value.Start.Offset && e.Key.End.Offset <= m.Value.End.Offset {
+				return false
+			}
+		}
 		return within(e.Key, n) && within(e.Value, n) && e.Value.Start.Offset >= e.Key.End.Offset
 	}
 	it := n.Items[i]
