@@ -235,3 +235,22 @@ func TestProjectFile(t *testing.T) {
 		t.Errorf("invalid project file: code %d stderr %q", code, stderr)
 	}
 }
+
+// TestFixExitCodes: fix --write exits by what remains after fixing; the
+// diff mode writes nothing, so it exits by the findings as they are.
+func TestFixExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "ds.json", fp32DS)
+	out, _, code := run(t, false, nil, "fix", "--gpu", "H100", "--fail-on", "warning", p)
+	if code != 1 || !strings.Contains(out, `+  "bf16": {`) {
+		t.Errorf("diff mode: code %d, want 1, diff:\n%s", code, out)
+	}
+	_, _, code = run(t, false, nil, "fix", "--write", "--gpu", "H100", "--fail-on", "warning", p)
+	if code != 0 {
+		t.Errorf("--write: code %d, want 0 once the finding is fixed", code)
+	}
+	data, _ := os.ReadFile(p)
+	if !strings.Contains(string(data), `"bf16": {`) {
+		t.Errorf("file not fixed:\n%s", data)
+	}
+}

@@ -97,7 +97,12 @@ func runFix(ctx context.Context, o *FixOptions) error {
 		if out.Refused != "" {
 			fmt.Fprintf(ios.ErrOut, "gpulint: %s: %s\n", fr.Path, out.Refused)
 		}
-		remaining = append(remaining, out.Remaining...)
+		// In diff mode nothing is written: what remains is what is there.
+		if o.Write {
+			remaining = append(remaining, out.Remaining...)
+		} else {
+			remaining = append(remaining, fr.Findings...)
+		}
 		if !out.Changed() {
 			continue
 		}
