@@ -8,5 +8,5 @@ import "embed"
 // FS holds every policy file, tests and testdata included; loaders skip
 // what they do not need.
 //
-//go:embed lib core gpu ds acc vllm k8s mig
+//go:embed lib core gpu ds acc vllm k8s mig ft
 var FS embed.FS

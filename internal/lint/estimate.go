@@ -37,6 +37,9 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 		return int(n)
 	}
 	str := func(f string) string { s, _ := get(f).(string); return s }
+	if str("kind") == "finetune" {
+		return t.finetuneWorkload(w)
+	}
 	var tw tuner.Workload
 	switch str("role") {
 	case "train":
@@ -176,11 +179,17 @@ func (t Target) estimate(w *normalize.Workload) map[string]any {
 		}
 		return out
 	}
-	if tw.Kind == tuner.Train {
+	switch tw.Kind {
+	case tuner.Train, tuner.LoRA, tuner.QLoRA:
 		out["max_micro_batch"] = int64(maxFittingMicroBatch(t.Model, tt, tw))
-		if _, ok := w.Get("zero.stage"); ok {
+		_, zero := w.Get("zero.stage")
+		_, fsdp := w.Get("fsdp.sharding")
+		if zero || fsdp {
 			out["stages"] = zeroStages(t.Model, tt, tw)
 		}
+	}
+	if k, _ := w.Get("kind"); k == "finetune" {
+		out["alternatives"] = finetuneAlternatives(t.Model, tt, tw)
 	}
 	return out
 }

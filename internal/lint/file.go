@@ -48,6 +48,9 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		if s.launcher != nil && s.tgt.GPUsAt != nil {
 			fr.related = append(fr.related, s.launcher.digest())
 		}
+		if s.deepspeed != nil {
+			fr.related = append(fr.related, s.deepspeed.digest())
+		}
 		found, cut, err := l.evaluate(ctx, s, params)
 		if err != nil {
 			return fr, err
@@ -100,6 +103,8 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 			if m, ok := value.(map[string]any); !ok || m["apiVersion"] == nil || m["kind"] == nil {
 				continue // a non-manifest document among manifests
 			}
+		case source.KindFinetune:
+			schema = "" // recipes are open-ended: unknown keys are no error
 		}
 		s.work = normalize.Normalize(string(kind), s.value)
 		var hints targetHints
@@ -110,6 +115,9 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 					message: fmt.Sprintf("num_processes %d in the Accelerate config that launches this file", la.processes)}
 				s.launcher = la
 			}
+		}
+		if kind == source.KindFinetune {
+			l.recipeDeepSpeed(s)
 		}
 		s.tgt = l.resolveTarget(f.Path, proj, s.work, hints)
 		fs = append(fs, l.schemaFindings(s, schema)...)
@@ -129,7 +137,7 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 // schemaFindings validates a subject's canonical value with its CUE
 // schema.
 func (l *Linter) schemaFindings(s *subject, schema string) []finding.Finding {
-	if l.deps.Validator == nil {
+	if l.deps.Validator == nil || schema == "" {
 		return nil
 	}
 	vs, err := l.deps.Validator.Validate(schema, s.value)

@@ -39,7 +39,7 @@ func corpusDir(t testing.TB) string {
 
 var knownKinds = map[source.Kind]bool{
 	source.KindDeepSpeed: true, source.KindAccelerate: true, source.KindVLLM: true,
-	source.KindKubernetes: true, source.KindMIG: true, source.KindUnknown: true,
+	source.KindKubernetes: true, source.KindMIG: true, source.KindFinetune: true, source.KindUnknown: true,
 }
 
 // TestCorpus lints every corpus file: none may make gpulint fail, every

@@ -38,12 +38,18 @@ type subject struct {
 	// launcher is the Accelerate config that launches this DeepSpeed
 	// file, when there is one.
 	launcher *launcher
+	// deepspeed is the DeepSpeed config a fine-tuning recipe names, when
+	// it was found.
+	deepspeed *relatedDoc
 }
 
 // locateRelated maps a related path with a ref to another file.
 func (s *subject) locateRelated(rel check.RelatedPath) finding.Range {
 	if rel.Ref == "launcher" && s.launcher != nil {
 		return s.launcher.locate(rel.Path)
+	}
+	if rel.Ref == refDeepSpeed && s.deepspeed != nil {
+		return s.deepspeed.locate(rel.Path)
 	}
 	return s.locate(rel.Path)
 }

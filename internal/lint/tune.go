@@ -104,6 +104,8 @@ func tuneOps(s *subject, c tuner.Choice) ([]check.Op, bool) {
 				ops = append(ops, check.Op{Op: "set", Path: []any{other, "enabled"}, Value: false})
 			}
 			return ops, true
+		case "finetune":
+			return finetunePrecisionOps(s, c)
 		case "vllm":
 			dt := map[string]string{"bf16": "bfloat16", "fp16": "half"}[c.To]
 			if dt == "" {
@@ -132,6 +134,8 @@ func tunePatch(s *subject, c tuner.Choice) (path []any, value any, ok bool) {
 	}
 	kind, _ := s.work.Get("kind")
 	switch kind {
+	case "finetune":
+		return finetuneTunePatch(s, c)
 	case "deepspeed":
 		switch c.Setting {
 		case tuner.SettingZeroStage:

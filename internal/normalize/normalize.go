@@ -171,6 +171,8 @@ func Normalize(kind string, doc any) *Workload {
 		return Accelerate(doc)
 	case "vllm":
 		return VLLM(doc)
+	case "finetune":
+		return Finetune(doc)
 	case "mig":
 		return newWorkload("mig", "unknown", "unknown")
 	default:

@@ -15,7 +15,11 @@ const (
 	KindVLLM       Kind = "vllm"
 	KindKubernetes Kind = "kubernetes"
 	KindMIG        Kind = "mig"
-	KindUnknown    Kind = "unknown"
+	// KindFinetune is a fine-tuning recipe: Hugging Face Trainer
+	// arguments (TRL, alignment-handbook), axolotl, LLaMA-Factory,
+	// torchtune or gpt-neox.
+	KindFinetune Kind = "finetune"
+	KindUnknown  Kind = "unknown"
 )
 
 // deepSpeedKeys are top-level keys only a DeepSpeed config has
@@ -152,6 +156,9 @@ func detectDoc(root *Node) Kind {
 	}
 	if notDS == 0 && dashed < 2 && (ds >= 1 || dsWeak >= 2) && acc <= 1 {
 		return KindDeepSpeed
+	}
+	if isRecipe(root) {
+		return KindFinetune
 	}
 	// A vLLM config names its model as a string; recipe formats such as
 	// torchtune's give a component map instead.

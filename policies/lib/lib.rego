@@ -80,3 +80,56 @@ vllm_off_gpu if {
 	c := input.k8s.container
 	count([r | some r in c.resources; object.get(r, "count", 0) > 0]) == 0
 }
+
+# recipe_keys are the keys each fine-tuning recipe flavour reads a
+# workload field from (a fix adds the key when the recipe leaves the field
+# to its default).
+recipe_keys := {
+	"trainer": {
+		"batch.micro": ["per_device_train_batch_size"], "batch.accumulation": ["gradient_accumulation_steps"],
+		"checkpointing": ["gradient_checkpointing"], "dataloader.workers": ["dataloader_num_workers"],
+		"dataloader.pin_memory": ["dataloader_pin_memory"],
+	},
+	"axolotl": {
+		"batch.micro": ["micro_batch_size"], "batch.accumulation": ["gradient_accumulation_steps"],
+		"checkpointing": ["gradient_checkpointing"], "dataloader.workers": ["dataloader_num_workers"],
+		"dataloader.pin_memory": ["dataloader_pin_memory"],
+	},
+	"llamafactory": {
+		"batch.micro": ["per_device_train_batch_size"], "batch.accumulation": ["gradient_accumulation_steps"],
+		"checkpointing": ["disable_gradient_checkpointing"], "dataloader.workers": ["dataloader_num_workers"],
+		"dataloader.pin_memory": ["dataloader_pin_memory"],
+	},
+	"torchtune": {
+		"batch.micro": ["batch_size"], "batch.accumulation": ["gradient_accumulation_steps"],
+		"checkpointing": ["enable_activation_checkpointing"],
+	},
+	"gpt-neox": {
+		"batch.micro": ["train_micro_batch_size_per_gpu"], "batch.accumulation": ["gradient_accumulation_steps"],
+		"checkpointing": ["checkpoint_activations"],
+	},
+}
+
+# recipe_path is where a fine-tuning recipe sets a workload field: the key
+# it was read from, else the key the recipe's tool reads.
+recipe_path(field) := p if {
+	p := input.paths[field]
+	count(p) > 0
+} else := recipe_keys[input.workload.recipe][field]
+
+# Fine-tuning advice comes one change at a time, so the fixes compose
+# (gpulint fix re-lints between rounds): first a 4-bit base the GPU does
+# not need (quantized-base-on-large-gpu), then activation checkpointing
+# the run fits without (checkpointing-unneeded), then a larger micro batch
+# (fixed-batch-size). Each later rule stays quiet while an earlier one
+# applies.
+finetune_bf16_base_fits if {
+	input.workload.adapter.type == "qlora"
+	input.workload.quantization.bits == 4
+	input.estimate.alternatives.bf16_base.fits == true
+}
+
+finetune_checkpointing_unneeded if {
+	input.workload.checkpointing == true
+	input.estimate.alternatives.no_checkpointing.fits == true
+}

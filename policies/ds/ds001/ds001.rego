@@ -15,11 +15,18 @@
 #     8 = 0 accumulation steps) and fails the same assertion
 #     (deepspeed.md §2). The world size is the data-parallel size: the
 #     GPUs the job gets (--gpus, the project file, or the num_processes of
-#     the Accelerate config that launches the file).
+#     the Accelerate config that launches the file). A fine-tuning recipe
+#     run by the Hugging Face Trainer (TRL, axolotl, LLaMA-Factory) fills
+#     the DeepSpeed config it names from its own batch settings and stops
+#     with "Please correct the following DeepSpeed config values that
+#     mismatch TrainingArguments values" when the config holds a different
+#     number instead of "auto" (deepspeed.md §8.1).
 #   remediation: >-
 #     Set train_batch_size to micro batch × accumulation × GPUs, or drop it
-#     and let DeepSpeed derive it.
-#   kinds: [deepspeed]
+#     and let DeepSpeed derive it; in a DeepSpeed config that a fine-tuning
+#     recipe names, write "auto" for the batch sizes so the Trainer fills
+#     them from the recipe.
+#   kinds: [deepspeed, finetune]
 #   since: 0.1.0
 #   fixable: false
 #   example: |
@@ -29,7 +36,7 @@ package gpulint.rules.ds001
 
 import data.gpulint.lib
 
-batch := object.get(input.workload, "batch", {})
+batch := object.get(input.workload, "batch", {}) if not input.kind == "finetune"
 
 num(k) := batch[k] if is_number(batch[k])
 
@@ -112,4 +119,51 @@ findings contains f if {
 	w := world
 	g % w != 0
 	f := lib.with_gpus_related(lib.finding(lib.where("batch.global"), sprintf("train_batch_size %d is not a multiple of %s: DeepSpeed derives train_micro_batch_size_per_gpu = %d // %d = %d and its batch assertion fails", [g, gpus(w), g, w, floor(g / w)])))
+}
+
+# Fine-tuning recipes: the Trainer fills the DeepSpeed config it names and
+# refuses concrete values that disagree (deepspeed.md §8.1).
+
+ds := input.related.deepspeed
+
+hf_recipe if input.workload.recipe in {"trainer", "axolotl", "llamafactory"}
+
+recipe_num(k) := input.workload.batch[k] if is_number(input.workload.batch[k])
+
+mismatch := "the Trainer stops with \"Please correct the following DeepSpeed config values that mismatch TrainingArguments values\""
+
+ds_keys := {"micro": "train_micro_batch_size_per_gpu", "accumulation": "gradient_accumulation_steps"}
+
+findings contains f if {
+	input.kind == "finetune"
+	hf_recipe
+	not input.doc.auto_find_batch_size == true
+	some field, dk in ds_keys
+	dv := ds.workload.batch[field]
+	is_number(dv)
+	rv := recipe_num(field)
+	dv != rv
+	rk := lib.recipe_path(sprintf("batch.%s", [field]))
+	f := lib.with_related(
+		lib.finding(rk, sprintf("%s is %d but %s is %d in %s: %s", [rk[count(rk) - 1], rv, dk, dv, ds.file, mismatch])),
+		[{"ref": "deepspeed", "path": ds.paths[sprintf("batch.%s", [field])], "message": sprintf("%s %d in %s", [dk, dv, ds.file])}],
+	)
+}
+
+findings contains f if {
+	input.kind == "finetune"
+	hf_recipe
+	not input.doc.auto_find_batch_size == true
+	g := ds.workload.batch.global
+	is_number(g)
+	m := recipe_num("micro")
+	a := recipe_num("accumulation")
+	w := world
+	g != (m * a) * w
+	mk := lib.recipe_path("batch.micro")
+	ak := lib.recipe_path("batch.accumulation")
+	f := lib.with_gpus_related(lib.with_related(
+		lib.finding(mk, sprintf("train_batch_size is %d in %s but %s %d × %s %d × %s = %d: %s", [g, ds.file, mk[count(mk) - 1], m, ak[count(ak) - 1], a, gpus(w), (m * a) * w, mismatch])),
+		[{"ref": "deepspeed", "path": ds.paths["batch.global"], "message": sprintf("train_batch_size %d in %s", [g, ds.file])}],
+	))
 }

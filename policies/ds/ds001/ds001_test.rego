@@ -75,3 +75,38 @@ test_auto_accumulation_is_not_absent if {
 		"workload": {"batch": {"global": 30, "micro": 4, "accumulation": "auto"}}, "paths": paths, "target": {"gpus": 8},
 	}
 }
+
+recipe(batch, ds_batch, target) := {
+	"kind": "finetune", "doc": {}, "params": {}, "target": target,
+	"workload": {"recipe": "axolotl", "batch": batch},
+	"paths": {"batch.micro": ["micro_batch_size"], "batch.accumulation": ["gradient_accumulation_steps"]},
+	"related": {"deepspeed": {"file": "zero2.json", "workload": {"batch": ds_batch}, "paths": {
+		"batch.micro": ["train_micro_batch_size_per_gpu"],
+		"batch.accumulation": ["gradient_accumulation_steps"], "batch.global": ["train_batch_size"],
+	}}},
+}
+
+test_recipe_micro_mismatch if {
+	fs := ds001.findings with input as recipe({"micro": 4, "accumulation": 2}, {"micro": 2, "accumulation": "auto"}, {})
+	count(fs) == 1
+	some f in fs
+	f.path == ["micro_batch_size"]
+	f.related == [{"ref": "deepspeed", "path": ["train_micro_batch_size_per_gpu"], "message": "train_micro_batch_size_per_gpu 2 in zero2.json"}]
+}
+
+test_recipe_global_mismatch_at_world if {
+	some f in ds001.findings with input as recipe({"micro": 4, "accumulation": 2}, {"global": 64}, {"gpus": 4})
+	contains(f.message, "train_batch_size is 64 in zero2.json but micro_batch_size 4 × gradient_accumulation_steps 2 × 4 GPUs = 32")
+}
+
+test_recipe_auto_find_batch_size_quiet if {
+	count(ds001.findings) == 0 with input as object.union(recipe({"micro": 4, "accumulation": 2}, {"micro": 2}, {}), {"doc": {"auto_find_batch_size": true}})
+}
+
+test_recipe_batch_matches_quiet if {
+	count(ds001.findings) == 0 with input as recipe({"micro": 4, "accumulation": 2}, {"micro": 4, "accumulation": 2, "global": 32}, {"gpus": 4})
+}
+
+test_recipe_rules_ignore_recipe_batch if {
+	count(ds001.findings) == 0 with input as object.union(recipe({"micro": 4, "accumulation": 2, "global": 30}, {}, {"gpus": 4}), {"related": {}})
+}

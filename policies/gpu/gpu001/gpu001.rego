@@ -10,13 +10,16 @@
 #     weight memory, and needs no loss scaling. DeepSpeed trains in FP32
 #     when neither fp16 nor bf16 is enabled; accelerate launch uses 'no'
 #     mixed precision when the config does not say; vLLM --dtype float32
-#     doubles weight and KV-cache memory. On V100 and T4 (no BF16) FP16 is
-#     the 16-bit choice.
+#     doubles weight and KV-cache memory. The Hugging Face Trainer (and
+#     axolotl, LLaMA-Factory, TRL on top of it) trains in FP32 unless bf16
+#     or fp16 is set, torchtune in its dtype. On V100 and T4 (no BF16) FP16
+#     is the 16-bit choice.
 #   remediation: >-
 #     Enable bf16 (fp16 on GPUs before compute capability 8.0):
 #     DeepSpeed "bf16": {"enabled": true}; Accelerate mixed_precision: bf16;
-#     vLLM dtype: bfloat16.
-#   kinds: [deepspeed, accelerate, vllm]
+#     vLLM dtype: bfloat16; fine-tuning recipes bf16: true (torchtune
+#     dtype: bf16, gpt-neox precision: bfloat16).
+#   kinds: [deepspeed, accelerate, vllm, finetune]
 #   since: 0.1.0
 #   fixable: true
 #   example: |
@@ -87,4 +90,56 @@ findings contains f if {
 		sprintf("set dtype to %s", [vdt]),
 		[lib.set_op(["dtype"], vdt)],
 	)
+}
+
+# Fine-tuning recipes: the Trainer-based tools train in FP32 unless bf16 or
+# fp16 is set; torchtune in its dtype; gpt-neox in FP32 unless precision or
+# an fp16/bf16 block says otherwise.
+findings contains f if {
+	input.kind == "finetune"
+	input.workload.precision == "fp32"
+	not neox_fragment
+	fix := recipe_fix[input.workload.recipe][want]
+	f := lib.with_fix(
+		lib.finding(lib.where("precision"), sprintf("%s trains in full FP32: %s; %s", [tool[input.workload.recipe], recipe_reason, why])),
+		fix.msg, fix.ops,
+	)
+}
+
+# gpt-neox merges several config files (model, precision, cluster setup);
+# a file that says nothing about precision is one part of a run.
+neox_fragment if {
+	input.workload.recipe == "gpt-neox"
+	lib.where("precision") == []
+}
+
+tool := {
+	"trainer": "the Hugging Face Trainer", "axolotl": "axolotl", "llamafactory": "LLaMA-Factory",
+	"torchtune": "torchtune", "gpt-neox": "gpt-neox",
+}
+
+recipe_reason := sprintf("dtype is %v", [input.doc.dtype]) if {
+	input.workload.recipe == "torchtune"
+	input.doc.dtype
+} else := "dtype is not set" if {
+	input.workload.recipe == "torchtune"
+} else := sprintf("precision is %v", [input.doc.precision]) if {
+	input.workload.recipe == "gpt-neox"
+	input.doc.precision
+} else := "neither bf16 nor fp16 is enabled"
+
+hf_fix := {
+	"bf16": {"msg": "set bf16 to true", "ops": [lib.set_op(["bf16"], true)]},
+	"fp16": {"msg": "set fp16 to true", "ops": [lib.set_op(["fp16"], true)]},
+}
+
+# torchtune has no FP16 training (bf16 or fp32 only), so no finding there
+# on GPUs without BF16.
+recipe_fix := {
+	"trainer": hf_fix, "axolotl": hf_fix, "llamafactory": hf_fix,
+	"torchtune": {"bf16": {"msg": "set dtype to bf16", "ops": [lib.set_op(["dtype"], "bf16")]}},
+	"gpt-neox": {
+		"bf16": {"msg": "set precision to bfloat16", "ops": [lib.set_op(["precision"], "bfloat16")]},
+		"fp16": {"msg": "set precision to fp16", "ops": [lib.set_op(["precision"], "fp16")]},
+	},
 }

@@ -76,3 +76,32 @@ test_vllm_auto_quiet if {
 		"kind": "vllm", "doc": {}, "workload": {"precision": "auto"}, "paths": {}, "target": {},
 	}
 }
+
+recipe_fp32(recipe, doc, at, gpu) := {
+	"kind": "finetune", "doc": doc, "params": {},
+	"workload": {"recipe": recipe, "precision": "fp32"}, "paths": {"precision": at},
+	"target": {"gpu": gpu},
+}
+
+test_recipe_fp32_on_h100_sets_bf16 if {
+	some f in gpu001.findings with input as recipe_fp32("axolotl", {"bf16": false}, ["bf16"], {"name": "H100-80GB", "bf16": true})
+	f.patch == [{"op": "set", "path": ["bf16"], "value": true}]
+}
+
+test_recipe_fp32_on_t4_sets_fp16 if {
+	some f in gpu001.findings with input as recipe_fp32("trainer", {}, [], {"name": "T4", "bf16": false})
+	f.patch == [{"op": "set", "path": ["fp16"], "value": true}]
+}
+
+test_torchtune_on_t4_quiet if {
+	count(gpu001.findings) == 0 with input as recipe_fp32("torchtune", {"dtype": "fp32"}, ["dtype"], {"name": "T4", "bf16": false})
+}
+
+test_neox_fragment_quiet if {
+	count(gpu001.findings) == 0 with input as recipe_fp32("gpt-neox", {}, [], {"name": "H100-80GB", "bf16": true})
+}
+
+test_neox_fp16_off_sets_precision if {
+	some f in gpu001.findings with input as recipe_fp32("gpt-neox", {"fp16": {"enabled": false}}, ["fp16", "enabled"], {"name": "H100-80GB", "bf16": true})
+	f.patch == [{"op": "set", "path": ["precision"], "value": "bfloat16"}]
+}

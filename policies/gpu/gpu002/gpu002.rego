@@ -13,8 +13,9 @@
 #   remediation: >-
 #     Drop vLLM's max-num-seqs (the default adapts to the GPU) or raise it;
 #     raise the training micro batch to what the target GPU holds and lower
-#     gradient accumulation to keep the global batch.
-#   kinds: [deepspeed, vllm]
+#     gradient accumulation to keep the global batch (in a fine-tuning
+#     recipe: per_device_train_batch_size, micro_batch_size or batch_size).
+#   kinds: [deepspeed, vllm, finetune]
 #   since: 0.1.0
 #   fixable: true
 #   example: |
@@ -76,3 +77,32 @@ largest_divisor_step(micro, acc, fit) := m if {
 seqs(1) := "one sequence"
 
 seqs(n) := sprintf("%d sequences", [n]) if n != 1
+
+# Fine-tuning recipes: the same check, in the recipe's spelling, when
+# accumulation gives something to trade (a recipe without accumulation
+# would change its global batch), after the advice on the base's
+# quantization and on checkpointing (their fixes change what fits).
+findings contains f if {
+	input.kind == "finetune"
+	not lib.finetune_bf16_base_fits
+	not lib.finetune_checkpointing_unneeded
+	micro := input.workload.batch.micro
+	acc := input.workload.batch.accumulation
+	is_number(micro)
+	is_number(acc)
+	acc >= 2
+	fit := input.estimate.max_micro_batch
+	fit >= 2 * micro
+	new_micro := largest_divisor_step(micro, acc, fit)
+	new_micro > micro
+	mk := lib.recipe_path("batch.micro")
+	ak := lib.recipe_path("batch.accumulation")
+	f := lib.with_fix(
+		lib.with_gpus_related(lib.finding(mk, sprintf(
+			"%s is %d but %s holds a micro batch of %d for this model (%s); gradient accumulation (%d steps) is doing serially what the GPU could do at once",
+			[mk[count(mk) - 1], micro, lib.gpu_name, fit, input.estimate.summary, acc],
+		))),
+		sprintf("set %s to %d and %s to %d", [mk[count(mk) - 1], new_micro, ak[count(ak) - 1], acc / (new_micro / micro)]),
+		[lib.set_op(mk, new_micro), lib.set_op(ak, acc / (new_micro / micro))],
+	)
+}

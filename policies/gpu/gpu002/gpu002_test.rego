@@ -56,3 +56,35 @@ test_training_quiet_without_estimate if {
 		"workload": {"batch": {"micro": 1}}, "paths": {}, "target": {}, "params": {},
 	}
 }
+
+recipe(workload, alternatives) := {
+	"kind": "finetune", "doc": {}, "params": {},
+	"workload": object.union({"recipe": "torchtune", "batch": {"micro": 1, "accumulation": 16}}, workload),
+	"paths": {"batch.micro": ["batch_size"]},
+	"target": {"gpu": {"name": "H100-80GB"}},
+	"estimate": {"max_micro_batch": 8, "summary": "s", "alternatives": alternatives},
+}
+
+test_recipe_micro_batch_in_recipe_keys if {
+	some f in gpu002.findings with input as recipe({}, {})
+	f.path == ["batch_size"]
+	f.patch == [
+		{"op": "set", "path": ["batch_size"], "value": 8},
+		{"op": "set", "path": ["gradient_accumulation_steps"], "value": 2},
+	]
+}
+
+test_recipe_waits_for_checkpointing_advice if {
+	count(gpu002.findings) == 0 with input as recipe({"checkpointing": true}, {"no_checkpointing": {"fits": true}})
+}
+
+test_recipe_waits_for_quantization_advice if {
+	count(gpu002.findings) == 0 with input as recipe(
+		{"adapter": {"type": "qlora"}, "quantization": {"bits": 4}},
+		{"bf16_base": {"fits": true}},
+	)
+}
+
+test_recipe_without_accumulation_quiet if {
+	count(gpu002.findings) == 0 with input as recipe({"batch": {"micro": 1, "accumulation": 1}}, {})
+}

@@ -25,8 +25,9 @@
 #     dtype: half); use bf16 instead of fp8 before 8.9; use a BF16 or
 #     INT4 checkpoint instead of FP4 before Blackwell; run awq/gptq with
 #     dtype half, or drop --quantization so vLLM picks the Marlin kernel,
-#     which accepts bf16.
-#   kinds: [deepspeed, accelerate, vllm]
+#     which accepts bf16. Fine-tuning recipes: bf16: false and fp16: true
+#     (torchtune dtype: fp32, gpt-neox precision: fp16).
+#   kinds: [deepspeed, accelerate, vllm, finetune]
 #   since: 0.1.0
 #   fixable: false
 #   example: |
@@ -93,6 +94,33 @@ findings contains f if {
 		"set mixed_precision to fp16",
 		[lib.set_op(["mixed_precision"], "fp16")],
 	)
+}
+
+# Fine-tuning recipes: bf16 (axolotl's bf16: auto picks fp16 itself).
+findings contains f if {
+	input.kind == "finetune"
+	no_bf16
+	input.workload.precision == "bf16"
+	f := recipe_fixed(lib.finding(lib.where("precision"), sprintf("the recipe trains in bf16 but %s has no BF16 (%s; BF16 needs 8.0); %s", [lib.gpu_name, cc, emulated])))
+}
+
+recipe_fixed(f) := lib.with_fix(f, recipe_bf16_fix.msg, recipe_bf16_fix.ops) if {
+	recipe_bf16_fix
+} else := f
+
+# The fix follows the key that made the recipe bf16.
+recipe_bf16_fix := {"msg": "set dtype to fp32", "ops": [lib.set_op(["dtype"], "fp32")]} if {
+	input.workload.recipe == "torchtune" # bf16 or fp32 only
+} else := {"msg": "set torch_dtype to float16", "ops": [lib.set_op(["torch_dtype"], "float16")]} if {
+	lib.where("precision") == ["torch_dtype"]
+} else := {"msg": "set precision to fp16", "ops": [lib.set_op(["precision"], "fp16")]} if {
+	lib.where("precision") == ["precision"]
+} else := {"msg": sprintf("set %s to false and fp16.enabled to true", [concat(".", p)]), "ops": [lib.set_op(p, false), lib.set_op(["fp16", "enabled"], true)]} if {
+	p := lib.where("precision")
+	count(p) == 2
+} else := {"msg": sprintf("set %s to false and fp16 to true", [p[0]]), "ops": [lib.set_op(p, false), lib.set_op(["fp16"], true)]} if {
+	p := lib.where("precision")
+	count(p) == 1
 }
 
 # vLLM: dtype bfloat16. gemma2/3, glm4 and plamo2 reject float16 in vLLM

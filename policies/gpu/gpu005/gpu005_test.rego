@@ -201,3 +201,38 @@ test_awq_with_half_quiet if {
 		"workload": {"precision": "fp16", "serve": {"quantization": "awq"}}, "paths": {}, "target": {},
 	}
 }
+
+recipe_bf16(recipe, doc, at) := {
+	"kind": "finetune", "doc": doc, "params": {},
+	"workload": {"recipe": recipe, "precision": "bf16"}, "paths": {"precision": at},
+	"target": {"gpu": v100},
+}
+
+test_recipe_bf16_flag_switches_to_fp16 if {
+	some f in gpu005.findings with input as recipe_bf16("trainer", {"bf16": true}, ["bf16"])
+	f.patch == [{"op": "set", "path": ["bf16"], "value": false}, {"op": "set", "path": ["fp16"], "value": true}]
+}
+
+test_recipe_torch_dtype if {
+	some f in gpu005.findings with input as recipe_bf16("trainer", {"torch_dtype": "bfloat16"}, ["torch_dtype"])
+	f.patch == [{"op": "set", "path": ["torch_dtype"], "value": "float16"}]
+}
+
+test_torchtune_goes_to_fp32 if {
+	some f in gpu005.findings with input as recipe_bf16("torchtune", {"dtype": "bf16"}, ["dtype"])
+	f.patch == [{"op": "set", "path": ["dtype"], "value": "fp32"}]
+}
+
+test_neox_bf16_block if {
+	some f in gpu005.findings with input as recipe_bf16("gpt-neox", {"bf16": {"enabled": true}}, ["bf16", "enabled"])
+	f.patch == [{"op": "set", "path": ["bf16", "enabled"], "value": false}, {"op": "set", "path": ["fp16", "enabled"], "value": true}]
+}
+
+test_neox_precision_key if {
+	some f in gpu005.findings with input as recipe_bf16("gpt-neox", {"precision": "bfloat16"}, ["precision"])
+	f.patch == [{"op": "set", "path": ["precision"], "value": "fp16"}]
+}
+
+test_recipe_auto_quiet if {
+	count(gpu005.findings) == 0 with input as object.union(recipe_bf16("axolotl", {"bf16": "auto"}, ["bf16"]), {"workload": {"recipe": "axolotl", "precision": "auto"}})
+}

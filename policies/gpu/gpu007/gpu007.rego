@@ -14,12 +14,19 @@
 #     value, even 'no' - with "When using `deepspeed_config_file`, the
 #     following accelerate config variables will be ignored:
 #     ['mixed_precision']"; the precision belongs in the DeepSpeed JSON
-#     (accelerate.md §7).
+#     (accelerate.md §7). TrainingArguments refuses bf16 and fp16 both true
+#     ("At most one of fp16 and bf16 can be True, but not both"), and the
+#     Trainer refuses a DeepSpeed config whose fp16.enabled or bf16.enabled
+#     is a concrete value other than the recipe's flag ("Please correct the
+#     following DeepSpeed config values that mismatch TrainingArguments
+#     values", deepspeed.md §8.1).
 #   remediation: >-
 #     Enable exactly one of fp16 and bf16 (and drop amp) in the DeepSpeed
 #     config; with deepspeed_config_file, remove mixed_precision from the
-#     Accelerate config and set fp16/bf16 in the JSON.
-#   kinds: [deepspeed, accelerate]
+#     Accelerate config and set fp16/bf16 in the JSON; in a fine-tuning
+#     recipe set one of bf16 and fp16, and write "auto" for fp16.enabled and
+#     bf16.enabled in the DeepSpeed config it names.
+#   kinds: [deepspeed, accelerate, finetune]
 #   since: 0.1.0
 #   fixable: false
 #   example: |
@@ -73,3 +80,53 @@ findings contains f if {
 written(false) := "false (an unquoted NO)"
 
 written(v) := sprintf("'%v'", [v]) if v != false
+
+# Fine-tuning recipes run by the Hugging Face Trainer.
+hf_recipe if input.workload.recipe in {"trainer", "axolotl", "llamafactory"}
+
+flag(k) := b if {
+	b := input.doc[k]
+	is_boolean(b)
+} else := false
+
+findings contains f if {
+	input.kind == "finetune"
+	hf_recipe
+	flag("bf16")
+	flag("fp16")
+	f := lib.with_related(
+		lib.finding(["fp16"], "bf16 and fp16 are both true: TrainingArguments stops with \"At most one of fp16 and bf16 can be True, but not both\""),
+		[["bf16"]],
+	)
+}
+
+# The recipe's flags against the concrete values of the DeepSpeed config
+# it names. axolotl's bf16: auto is settled only on the GPU.
+ds := input.related.deepspeed
+
+ds_block(name) := "bfloat16" if {
+	name == "bf16"
+	not "bf16" in object.keys(ds.doc)
+	"bfloat16" in object.keys(ds.doc)
+} else := name
+
+findings contains f if {
+	input.kind == "finetune"
+	hf_recipe
+	not input.workload.precision == "auto"
+	not input.doc.pure_bf16 == true
+	some name in ["bf16", "fp16"]
+	block := ds_block(name)
+	dv := ds.doc[block].enabled
+	is_boolean(dv)
+	dv != flag(name)
+	at := recipe_flag_path(name)
+	f := lib.with_related(
+		lib.finding(at, sprintf("%s is %v in the recipe but %s.enabled is %v in %s: the Trainer stops with \"Please correct the following DeepSpeed config values that mismatch TrainingArguments values\"", [name, flag(name), block, dv, ds.file])),
+		[{"ref": "deepspeed", "path": [block, "enabled"], "message": sprintf("%s.enabled %v in %s", [block, dv, ds.file])}],
+	)
+}
+
+recipe_flag_path(name) := [name] if {
+	name in object.keys(input.doc)
+} else := lib.where("deepspeed_config_file")

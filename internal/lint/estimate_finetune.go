@@ -1,0 +1,233 @@
+package lint
+
+import (
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/tuner"
+)
+
+// loraTargetSpellings are the target-module names tuner.Workload accepts
+// (tuner/workload.go loraModuleAliases); a recipe naming any other module
+// is estimated with the default targets.
+var loraTargetSpellings = map[string]bool{
+	"q": true, "k": true, "v": true, "o": true, "gate": true, "up": true, "down": true,
+	"q_proj": true, "k_proj": true, "v_proj": true, "o_proj": true, "gate_proj": true,
+	"up_proj": true, "down_proj": true, "query": true, "key": true, "value": true,
+	"wq": true, "wk": true, "wv": true, "wo": true, "out_proj": true, "output_proj": true,
+	"dense": true, "w1": true, "w2": true, "w3": true, "all-linear": true, "all": true,
+}
+
+// finetuneWorkload maps a fine-tuning recipe to the memory model: a full
+// fine-tune (tuner.Train), LoRA, or QLoRA (LoRA on a 4- or 8-bit base),
+// with its micro batch, sequence length, checkpointing, optimizer and the
+// sharding of its DeepSpeed config or FSDP. ok is false for adapters the
+// memory model has no regime for (LLaMA-Factory freeze, other PEFT).
+func (t Target) finetuneWorkload(w *normalize.Workload) (tuner.Workload, bool) {
+	get := func(f string) any { v, _ := w.Get(f); return v }
+	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
+	str := func(f string) string { s, _ := get(f).(string); return s }
+	var tw tuner.Workload
+	adapter, bits := str("adapter.type"), num("quantization.bits")
+	switch {
+	case adapter == "none" && bits > 0:
+		return tw, false // a full fine-tune of a quantized base is not trainable as such
+	case adapter == "none":
+		tw.Kind = tuner.Train
+	case adapter == "lora" && bits == 0:
+		tw.Kind = tuner.LoRA
+	case adapter == "lora" || adapter == "qlora":
+		// The memory model's quantized-base regime is QLoRA with the base's
+		// weight format (nf4 with double quantization by default).
+		tw.Kind = tuner.QLoRA
+		switch {
+		case bits == 8:
+			tw.WeightQuant = "int8"
+		case str("quantization.method") == "gptq":
+			tw.WeightQuant = "gptq"
+		}
+	default:
+		return tw, false
+	}
+
+	if b, _ := get("activation_offloading").(bool); b {
+		return tw, false // activations in host memory: no regime for that
+	}
+	_, hasDS := w.Get("deepspeed_config_file")
+	sharded := false
+	if s, ok := get("zero.stage").(int64); ok {
+		tw.ZeroStage = int(s)
+		tw.OffloadOptimizer = tuner.Device(orDefault(str("zero.offload_optimizer"), "none"))
+		tw.OffloadParam = tuner.Device(orDefault(str("zero.offload_param"), "none"))
+		sharded = true
+	} else if sh := str("fsdp.sharding"); sh != "" {
+		// FSDP FULL_SHARD partitions like ZeRO-3, SHARD_GRAD_OP like ZeRO-2
+		// (tuner.Workload.ZeroStage); CPU offload moves parameters and
+		// optimizer states to host memory.
+		switch sh {
+		case "shard_grad_op", "_hybrid_shard_zero2":
+			tw.ZeroStage = 2
+		case "no_shard":
+			tw.ZeroStage = 0
+		default:
+			tw.ZeroStage = 3
+		}
+		if b, _ := get("fsdp.cpu_offload").(bool); b {
+			tw.OffloadOptimizer = tuner.CPU
+			if tw.ZeroStage == 3 {
+				tw.OffloadParam = tuner.CPU
+			}
+		}
+		sharded = true
+	}
+	switch {
+	case hasDS && !sharded:
+		// The recipe names a DeepSpeed config that was not found: its ZeRO
+		// stage is unknown.
+		return tw, false
+	case !sharded && t.GPUs > 1 && str("recipe") == normalize.RecipeTorchtune:
+		// torchtune's distributed recipes shard with FSDP (full shard).
+		tw.ZeroStage, sharded = 3, true
+	case !sharded && t.GPUs > 1 && tw.Kind == tuner.Train && str("recipe") != normalize.RecipeGPTNeoX:
+		// A multi-GPU full fine-tune whose recipe names no DeepSpeed or
+		// FSDP is sharded, or not, by its launcher (an Accelerate config
+		// passed to accelerate launch): unknown here.
+		return tw, false
+	}
+
+	tw.Precision = finetunePrecision(str("precision"), str("recipe"), str("model_dtype"), tw.Kind, sharded)
+	if tw.Precision == "" {
+		return tw, false
+	}
+
+	opt := str("optimizer")
+	switch {
+	case strings.Contains(opt, "8bit"):
+		tw.Optimizer = tuner.Adam8bit
+	case strings.Contains(opt, "adafactor"):
+		tw.Optimizer = tuner.Adafactor
+	case strings.Contains(opt, "sgd"):
+		tw.Optimizer = tuner.SGD
+	}
+	tw.PagedOptimizer = strings.Contains(opt, "paged")
+	if b, _ := get("optimizer_in_backward").(bool); b {
+		tw.OptimizerInBackward = true
+	}
+
+	tw.TensorParallel = max(num("parallel.tp"), 1)
+	tw.PipelineParallel = max(num("parallel.pp"), 1)
+	// Context parallelism splits each sequence over cp ranks: per GPU the
+	// activations are those of seq_len / cp tokens, and cp ranks form one
+	// data-parallel replica (our approximation; the memory model has no
+	// context-parallel degree).
+	cp := max(num("parallel.cp"), 1)
+	tw.DataParallel = max(max(t.GPUs, 1)/(tw.TensorParallel*tw.PipelineParallel*cp), 1)
+	tw.MicroBatch = max(num("batch.micro"), 1)
+	tw.SeqLen = max(num("seq_len"), 0)
+	if tw.SeqLen > 0 && cp > 1 {
+		tw.SeqLen = max(tw.SeqLen/cp, 1)
+	}
+	if b, ok := get("checkpointing").(bool); ok {
+		tw.Checkpointing = b
+	}
+	if tw.Kind != tuner.Train {
+		tw.LoRARank = max(num("adapter.rank"), 0)
+		if ts, ok := get("adapter.targets").([]any); ok {
+			for _, x := range ts {
+				s, _ := x.(string)
+				if !loraTargetSpellings[strings.ToLower(s)] {
+					tw.LoRATargets = nil
+					break
+				}
+				tw.LoRATargets = append(tw.LoRATargets, s)
+			}
+		}
+	}
+	return tw, true
+}
+
+// finetunePrecision picks the memory model's precision regime for a
+// recipe (our reading of the tools; memory-model.md §3.2, §6.3):
+//   - torchtune trains in its dtype throughout, without fp32 master
+//     weights (pure bf16);
+//   - adapters train on a base loaded in the 16-bit compute dtype;
+//   - a full fine-tune under DeepSpeed or FSDP keeps fp32 master weights
+//     (mixed precision); without them the Trainer runs PyTorch AMP on fp32
+//     weights, unless the model was loaded in bf16 (torch_dtype, or
+//     axolotl's bf16), which then trains in bf16 throughout.
+//
+// axolotl's bf16: auto counts as bf16. An empty result means no regime
+// fits.
+func finetunePrecision(precision, recipe, modelDtype string, kind tuner.WorkloadKind, sharded bool) tuner.Precision {
+	half := map[string]tuner.Precision{"bf16": tuner.BF16, "auto": tuner.BF16, "fp16": tuner.FP16, "fp8": tuner.FP8}
+	switch {
+	case precision == "fp32":
+		return tuner.FP32
+	case half[precision] == "":
+		return ""
+	case kind != tuner.Train:
+		if precision == "fp8" {
+			return tuner.BF16
+		}
+		return half[precision]
+	case recipe == normalize.RecipeTorchtune && precision == "bf16":
+		return tuner.PureBF16
+	case recipe == normalize.RecipeGPTNeoX || sharded:
+		return half[precision]
+	case (modelDtype == "bf16" || modelDtype == "auto") && precision != "fp16":
+		return tuner.PureBF16
+	}
+	return tuner.AMP
+}
+
+// finetuneAlternatives estimates what the recipe's advice rules compare
+// against, each {total, fits} with the default headroom: the same run
+// without activation checkpointing, a LoRA run of the same model on one
+// GPU (for a full fine-tune), the full fine-tune at ZeRO-2 without offload
+// (what it needs without ZeRO-3 or offload), and the same adapters on a
+// bf16 base (for a 4-bit base).
+func finetuneAlternatives(m *tuner.Model, tt tuner.Target, tw tuner.Workload) map[string]any {
+	limit := int64(float64(tt.Capacity) * (1 - estimateHeadroom))
+	est := func(w tuner.Workload) (map[string]any, bool) {
+		e, err := tuner.EstimateMemory(m, tt, w)
+		if err != nil {
+			return nil, false
+		}
+		return map[string]any{"total": e.PerGPU.Total, "fits": e.PerGPU.Total <= limit}, true
+	}
+	out := map[string]any{}
+	if tw.Checkpointing {
+		alt := tw
+		alt.Checkpointing = false
+		if r, ok := est(alt); ok {
+			out["no_checkpointing"] = r
+		}
+	}
+	if tw.Kind == tuner.Train {
+		lora := tuner.Workload{Kind: tuner.LoRA, Precision: tw.Precision, Optimizer: tw.Optimizer,
+			DataParallel: 1, MicroBatch: tw.MicroBatch, SeqLen: tw.SeqLen, Checkpointing: tw.Checkpointing}
+		switch lora.Precision {
+		case tuner.AMP, tuner.PureBF16, tuner.FP8:
+			lora.Precision = tuner.BF16
+		}
+		if r, ok := est(lora); ok {
+			r["gpus"] = int64(1)
+			r["rank"] = int64(16) // tuner.Workload.LoRARank default
+			out["lora"] = r
+		}
+		z2 := tw
+		z2.ZeroStage = min(tw.ZeroStage, 2)
+		z2.OffloadOptimizer, z2.OffloadParam = tuner.NoOffload, tuner.NoOffload
+		if r, ok := est(z2); ok {
+			out["unsharded"] = r
+		}
+	}
+	if tw.Kind == tuner.QLoRA && tw.WeightQuant == "" {
+		bf := tw
+		bf.Kind = tuner.LoRA
+		if r, ok := est(bf); ok {
+			out["bf16_base"] = r
+		}
+	}
+	return out
+}

@@ -1,0 +1,216 @@
+package lint
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/source"
+	"github.com/gpulint/gpulint/tuner"
+)
+
+// recipeWorkload normalizes a recipe written as YAML.
+func recipeWorkload(t *testing.T, text string) *normalize.Workload {
+	t.Helper()
+	f, err := source.Parse("recipe.yaml", []byte(text), source.DefaultLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := f.Docs[0].Root.ToValue(source.DefaultLimits().MaxNodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return normalize.Finetune(v)
+}
+
+// TestFinetuneEstimateAgreesWithEstimate checks that the estimate a rule
+// reads for a LoRA or QLoRA recipe is tuner.EstimateMemory of the same
+// settings, as `gpulint estimate --workload lora|qlora --micro-batch 2
+// --seq-len 2048 --lora-rank 32 --checkpointing` computes it.
+func TestFinetuneEstimateAgreesWithEstimate(t *testing.T) {
+	r, err := NewTargetResolver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, ok := r.Catalog().GPU("H100-80GB")
+	if !ok {
+		t.Fatal("no H100-80GB in the catalog")
+	}
+	model, err := r.Model("meta-llama/Llama-3.1-8B", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		recipe string
+		want   tuner.Workload // the `gpulint estimate` flags
+	}{
+		{
+			name: "axolotl lora",
+			recipe: `base_model: meta-llama/Llama-3.1-8B
+adapter: lora
+lora_r: 32
+lora_target_linear: true
+sequence_len: 2048
+micro_batch_size: 2
+gradient_accumulation_steps: 4
+bf16: auto
+gradient_checkpointing: true
+`,
+			want: tuner.Workload{Kind: tuner.LoRA, MicroBatch: 2, SeqLen: 2048, LoRARank: 32, Checkpointing: true, DataParallel: 1},
+		},
+		{
+			name: "TRL qlora",
+			recipe: `model_name_or_path: meta-llama/Llama-3.1-8B
+torch_dtype: bfloat16
+load_in_4bit: true
+use_peft: true
+lora_r: 32
+max_seq_length: 2048
+per_device_train_batch_size: 2
+bf16: true
+gradient_checkpointing: true
+`,
+			want: tuner.Workload{Kind: tuner.QLoRA, MicroBatch: 2, SeqLen: 2048, LoRARank: 32, Checkpointing: true, DataParallel: 1},
+		},
+		{
+			name: "LLaMA-Factory lora without checkpointing",
+			recipe: `model_name_or_path: meta-llama/Llama-3.1-8B
+stage: sft
+finetuning_type: lora
+lora_rank: 32
+lora_target: all
+cutoff_len: 2048
+per_device_train_batch_size: 2
+bf16: true
+disable_gradient_checkpointing: true
+`,
+			want: tuner.Workload{Kind: tuner.LoRA, MicroBatch: 2, SeqLen: 2048, LoRARank: 32, DataParallel: 1},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tgt := Target{GPU: gpu, Model: model, ModelID: "meta-llama/Llama-3.1-8B"}
+			got := tgt.estimate(recipeWorkload(t, tc.recipe))
+			if got == nil {
+				t.Fatal("no estimate for the recipe")
+			}
+			want, err := tuner.EstimateMemory(model, gpu.Target(), tc.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got["total"] != want.PerGPU.Total {
+				t.Errorf("rule input total = %v, gpulint estimate total = %d", got["total"], want.PerGPU.Total)
+			}
+			wantBreakdown := map[string]any{
+				"weights": want.PerGPU.Weights, "gradients": want.PerGPU.Gradients,
+				"optimizer_states": want.PerGPU.OptimizerStates, "activations": want.PerGPU.Activations,
+				"kv_cache": want.PerGPU.KVCache, "overhead": want.PerGPU.Overhead,
+			}
+			if diff := cmp.Diff(wantBreakdown, got["breakdown"]); diff != "" {
+				t.Errorf("breakdown (-gpulint estimate +rule input):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFinetuneWorkload(t *testing.T) {
+	tests := []struct {
+		name   string
+		recipe string
+		gpus   int
+		want   tuner.Workload
+		ok     bool
+	}{
+		{
+			name:   "torchtune full fine-tune trains in pure bf16",
+			recipe: "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 4\ndtype: bf16\noptimizer_in_bwd: True\n",
+			want:   tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, MicroBatch: 4, DataParallel: 1, TensorParallel: 1, PipelineParallel: 1, OptimizerInBackward: true},
+			ok:     true,
+		},
+		{
+			name:   "Trainer full fine-tune on one GPU runs AMP",
+			recipe: "model_name_or_path: m\nper_device_train_batch_size: 2\nbf16: true\noptim: paged_adamw_8bit\n",
+			gpus:   1,
+			want:   tuner.Workload{Kind: tuner.Train, Precision: tuner.AMP, Optimizer: tuner.Adam8bit, PagedOptimizer: true, MicroBatch: 2, DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
+			ok:     true,
+		},
+		{
+			name:   "multi-GPU Trainer full fine-tune: sharding left to the launcher",
+			recipe: "model_name_or_path: m\nper_device_train_batch_size: 2\nbf16: true\n",
+			gpus:   4,
+			ok:     false,
+		},
+		{
+			name:   "axolotl full fine-tune loads the model in bf16",
+			recipe: "base_model: m\nmicro_batch_size: 1\nbf16: true\nsequence_len: 2048\n",
+			want:   tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, MicroBatch: 1, SeqLen: 2048, DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
+			ok:     true,
+		},
+		{
+			name:   "multi-GPU torchtune shards with FSDP",
+			recipe: "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 4\ndtype: bf16\n",
+			gpus:   8,
+			want:   tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, ZeroStage: 3, MicroBatch: 4, DataParallel: 8, TensorParallel: 1, PipelineParallel: 1},
+			ok:     true,
+		},
+		{
+			name:   "context parallelism splits the sequence",
+			recipe: "base_model: m\nadapter: lora\nmicro_batch_size: 1\nbf16: true\nsequence_len: 32768\ncontext_parallel_size: 4\n",
+			gpus:   8,
+			want:   tuner.Workload{Kind: tuner.LoRA, Precision: tuner.BF16, MicroBatch: 1, SeqLen: 8192, DataParallel: 2, TensorParallel: 1, PipelineParallel: 1},
+			ok:     true,
+		},
+		{
+			name:   "activation offloading has no regime",
+			recipe: "base_model: m\nadapter: lora\nmicro_batch_size: 1\nbf16: true\nactivation_offloading: legacy\n",
+			ok:     false,
+		},
+		{
+			name:   "a DeepSpeed config that was not found leaves the stage unknown",
+			recipe: "base_model: m\nadapter: lora\nmicro_batch_size: 1\nbf16: true\ndeepspeed: deepspeed_configs/zero3.json\n",
+			ok:     false,
+		},
+		{
+			name:   "FSDP full shard with offload is ZeRO-3 with both offloads",
+			recipe: "model_name_or_path: m\nper_device_train_batch_size: 1\nbf16: true\nfsdp: full_shard auto_wrap offload\n",
+			gpus:   8,
+			want: tuner.Workload{Kind: tuner.Train, Precision: tuner.BF16, ZeroStage: 3, OffloadOptimizer: tuner.CPU, OffloadParam: tuner.CPU,
+				MicroBatch: 1, DataParallel: 8, TensorParallel: 1, PipelineParallel: 1},
+			ok: true,
+		},
+		{
+			name:   "8-bit base is the quantized-base regime in int8",
+			recipe: "base_model: m\nadapter: lora\nload_in_8bit: true\nlora_target_modules: [q_proj, v_proj]\nmicro_batch_size: 1\nbf16: true\n",
+			want: tuner.Workload{Kind: tuner.QLoRA, WeightQuant: "int8", Precision: tuner.BF16, MicroBatch: 1, SeqLen: 512,
+				DataParallel: 1, TensorParallel: 1, PipelineParallel: 1, LoRATargets: []string{"q_proj", "v_proj"}},
+			ok: true,
+		},
+		{
+			name:   "unknown target modules fall back to the default targets",
+			recipe: "base_model: m\nadapter: lora\nlora_target_modules: [c_attn]\nmicro_batch_size: 1\nbf16: true\n",
+			want:   tuner.Workload{Kind: tuner.LoRA, Precision: tuner.BF16, MicroBatch: 1, SeqLen: 512, DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
+			ok:     true,
+		},
+		{
+			name:   "LLaMA-Factory freeze tuning has no regime",
+			recipe: "model_name_or_path: m\nfinetuning_type: freeze\nbf16: true\n",
+			ok:     false,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := Target{GPUs: tc.gpus}.finetuneWorkload(recipeWorkload(t, tc.recipe))
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if !ok {
+				return
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("workload (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,491 @@
+package normalize
+
+import (
+	"strings"
+)
+
+// Recipe flavours of kind finetune: which tool reads the recipe.
+const (
+	RecipeTrainer      = "trainer"      // Hugging Face TrainingArguments (TRL, alignment-handbook)
+	RecipeAxolotl      = "axolotl"      // axolotl
+	RecipeLlamaFactory = "llamafactory" // LLaMA-Factory
+	RecipeTorchtune    = "torchtune"    // torchtune recipe config
+	RecipeGPTNeoX      = "gpt-neox"     // gpt-neox (brace-delimited YAML, dashed or snake_case keys)
+)
+
+// Sources of the defaults and spellings below:
+//   - TrainingArguments: transformers src/transformers/training_args.py @
+//     fd798335 (per_device_train_batch_size 8, gradient_accumulation_steps 1,
+//     bf16/fp16 false, gradient_checkpointing false, dataloader_num_workers
+//     0, dataloader_pin_memory true).
+//   - axolotl: src/axolotl/utils/schemas/config.py @ 70be5461 (bf16 "auto",
+//     sequence_len 512, dataloader_* passed to TrainingArguments only when
+//     set).
+//   - LLaMA-Factory: finetuning_type defaults to lora, and gradient
+//     checkpointing is on unless disable_gradient_checkpointing
+//     (src/llamafactory/model/model_utils/checkpointing.py).
+//   - torchtune: recipes/configs/*.yaml (dtype, batch_size,
+//     enable_activation_checkpointing, model._component_).
+
+// Flavour reports which tool a recipe is written for, from its keys.
+func Flavour(doc any) string {
+	m, _ := doc.(map[string]any)
+	for _, v := range m {
+		if c, ok := lookup(v, "_component_"); ok {
+			if s, ok := c.(string); ok && strings.HasPrefix(s, "torchtune.") {
+				return RecipeTorchtune
+			}
+		}
+	}
+	neox := 0
+	for k := range m {
+		switch strings.ReplaceAll(k, "-", "_") {
+		case "num_layers", "hidden_size", "num_attention_heads", "seq_length",
+			"max_position_embeddings", "pipe_parallel_size", "model_parallel_size":
+			neox++
+		}
+	}
+	switch {
+	case m["base_model"] != nil:
+		return RecipeAxolotl
+	case has(m, "finetuning_type") || has(m, "quantization_bit") || (has(m, "cutoff_len") && has(m, "model_name_or_path")):
+		return RecipeLlamaFactory
+	case neox >= 3:
+		return RecipeGPTNeoX
+	}
+	return RecipeTrainer
+}
+
+func has(m map[string]any, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// Finetune maps a fine-tuning recipe of any flavour to the workload model:
+// role train, precision, batch, model, adapter, base quantization,
+// sequence length, packing, data loading, checkpointing and the DeepSpeed
+// config it names.
+func Finetune(doc any) *Workload {
+	flavour := Flavour(doc)
+	framework := "transformers"
+	switch flavour {
+	case RecipeTorchtune:
+		framework = "torchtune"
+	case RecipeGPTNeoX:
+		framework = "gpt-neox"
+	}
+	w := newWorkload("finetune", framework, "train")
+	w.set("recipe", flavour, p())
+	switch flavour {
+	case RecipeTorchtune:
+		torchtuneRecipe(w, doc)
+	case RecipeGPTNeoX:
+		neoxRecipe(w, doc)
+	default:
+		hfRecipe(w, doc, flavour)
+	}
+	return w
+}
+
+// setInt stores an integer field read from key, if it is one.
+func (w *Workload) setInt(field string, doc any, keys ...string) bool {
+	v, ok := lookup(doc, keys...)
+	if !ok {
+		return false
+	}
+	if n, ok := asInt(v); ok {
+		w.set(field, n, pathOf(keys))
+		return true
+	}
+	return false
+}
+
+// setBool stores a boolean field read from key, if it is one.
+func (w *Workload) setBool(field string, doc any, keys ...string) (bool, bool) {
+	v, ok := lookup(doc, keys...)
+	if !ok {
+		return false, false
+	}
+	if b, ok := asBool(v); ok {
+		w.set(field, b, pathOf(keys))
+		return b, true
+	}
+	return false, false
+}
+
+func pathOf(keys []string) []any {
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		out[i] = k
+	}
+	return out
+}
+
+// hfRecipe reads the recipes the Hugging Face Trainer runs: plain
+// TrainingArguments (TRL, alignment-handbook), axolotl and LLaMA-Factory.
+func hfRecipe(w *Workload, doc any, flavour string) {
+	// Model.
+	modelKey := "model_name_or_path"
+	if flavour == RecipeAxolotl {
+		modelKey = "base_model"
+	}
+	if v, ok := lookup(doc, modelKey); ok {
+		if s, ok := v.(string); ok && s != "" {
+			w.set("model", s, p(modelKey))
+		}
+	}
+
+	// Precision: bf16 / fp16 flags (tf32 only changes fp32 matmuls).
+	hfPrecision(w, doc, flavour)
+
+	// Batch.
+	microKey, microDefault := "per_device_train_batch_size", int64(8)
+	if flavour == RecipeAxolotl {
+		microKey, microDefault = "micro_batch_size", 1
+	}
+	if !w.setInt("batch.micro", doc, microKey) {
+		w.set("batch.micro", microDefault, p())
+	}
+	if !w.setInt("batch.accumulation", doc, "gradient_accumulation_steps") {
+		w.set("batch.accumulation", int64(1), p())
+	}
+
+	// Activation checkpointing.
+	switch flavour {
+	case RecipeLlamaFactory:
+		if v, ok := lookup(doc, "disable_gradient_checkpointing"); ok {
+			if b, ok := asBool(v); ok {
+				w.set("checkpointing", !b, p("disable_gradient_checkpointing"))
+			}
+		} else {
+			w.set("checkpointing", true, p())
+		}
+	default:
+		if v, ok := lookup(doc, "gradient_checkpointing"); ok {
+			if b, ok := asBool(v); ok {
+				w.set("checkpointing", b, p("gradient_checkpointing"))
+			} else if s, ok := v.(string); ok && s != "" {
+				// axolotl: "unsloth" or "offload" checkpoint with offloading.
+				w.set("checkpointing", true, p("gradient_checkpointing"))
+			}
+		} else {
+			w.set("checkpointing", false, p())
+		}
+	}
+
+	// Sequence length and packing.
+	switch flavour {
+	case RecipeAxolotl:
+		if !w.setInt("seq_len", doc, "sequence_len") {
+			w.set("seq_len", int64(512), p())
+		}
+		w.setBool("packing", doc, "sample_packing")
+	case RecipeLlamaFactory:
+		w.setInt("seq_len", doc, "cutoff_len")
+		w.setBool("packing", doc, "packing")
+	default:
+		for _, k := range []string{"max_seq_length", "max_length", "model_max_length"} {
+			if w.setInt("seq_len", doc, k) {
+				break
+			}
+		}
+		w.setBool("packing", doc, "packing")
+	}
+
+	// Data loading.
+	w.setInt("dataloader.workers", doc, "dataloader_num_workers")
+	w.setBool("dataloader.pin_memory", doc, "dataloader_pin_memory")
+
+	hfAdapter(w, doc, flavour)
+
+	// Optimizer, as written.
+	optKey := "optim"
+	if flavour == RecipeAxolotl {
+		optKey = "optimizer"
+	}
+	if v, ok := lookup(doc, optKey); ok {
+		if s, ok := v.(string); ok && s != "" {
+			w.set("optimizer", strings.ToLower(s), p(optKey))
+		}
+	}
+
+	// DeepSpeed and FSDP.
+	if v, ok := lookup(doc, "deepspeed"); ok {
+		if s, ok := v.(string); ok && strings.TrimSpace(s) != "" {
+			w.set("deepspeed_config_file", strings.TrimSpace(s), p("deepspeed"))
+		}
+	}
+	hfFSDP(w, doc)
+
+	// Ray-launched recipes say how many workers (GPUs) they use.
+	w.setIntPositive("parallel.world_size", doc, "ray_num_workers")
+	// axolotl sequence (context) parallelism splits each sequence over
+	// ranks; activation offloading moves activations to host memory.
+	for _, k := range []string{"context_parallel_size", "sequence_parallel_degree"} {
+		w.setIntPositive("parallel.cp", doc, k)
+	}
+	if v, ok := lookup(doc, "activation_offloading"); ok && v != nil {
+		b, isBool := asBool(v)
+		w.set("activation_offloading", b || (!isBool && v != ""), p("activation_offloading"))
+	}
+}
+
+// setIntPositive stores a positive integer field.
+func (w *Workload) setIntPositive(field string, doc any, key string) {
+	if v, ok := lookup(doc, key); ok {
+		if n, ok := asInt(v); ok && n > 0 {
+			w.set(field, n, p(key))
+		}
+	}
+}
+
+// hfPrecision reads bf16/fp16 (and axolotl's bf16: auto and non-AMP
+// bfloat16/float16 loading).
+func hfPrecision(w *Workload, doc any, flavour string) {
+	bfv, hasBF := lookup(doc, "bf16")
+	fpv, hasFP := lookup(doc, "fp16")
+	bf, _ := asBool(bfv)
+	fp, _ := asBool(fpv)
+	switch {
+	case hasBF && bf:
+		w.set("precision", "bf16", p("bf16"))
+	case hasFP && fp:
+		w.set("precision", "fp16", p("fp16"))
+	case flavour == RecipeAxolotl && (!hasBF || bfv == nil || isAuto(bfv)):
+		// axolotl's default: bf16 where the GPU supports it, else fp16.
+		at := p()
+		if hasBF {
+			at = p("bf16")
+		}
+		w.set("precision", "auto", at)
+	case flavour == RecipeLlamaFactory && truthy(doc, "pure_bf16"):
+		w.set("precision", "bf16", p("pure_bf16"))
+	case flavour == RecipeAxolotl && truthy(doc, "bfloat16"):
+		w.set("precision", "bf16", p("bfloat16"))
+	case flavour == RecipeAxolotl && truthy(doc, "float16"):
+		w.set("precision", "fp16", p("float16"))
+	case modelHalf(doc) != "":
+		// A model loaded in bf16/fp16 (torch_dtype) computes in it even
+		// without the mixed-precision flags.
+		w.set("precision", modelHalf(doc), p("torch_dtype"))
+	case hasBF:
+		w.set("precision", "fp32", p("bf16"))
+	case hasFP:
+		w.set("precision", "fp32", p("fp16"))
+	default:
+		w.set("precision", "fp32", p())
+	}
+	if s, ok := valueOr(doc, "torch_dtype").(string); ok && s != "" {
+		w.set("model_dtype", dtypeName(s), p("torch_dtype"))
+	} else if flavour == RecipeAxolotl {
+		// axolotl loads the model in bf16 when bf16 (or bfloat16) is set,
+		// in fp16 for fp16 or 8-bit loading (axolotl/utils/config
+		// normalize_config: cfg.torch_dtype).
+		switch pr, _ := w.Get("precision"); pr {
+		case "bf16", "auto", "fp16":
+			w.set("model_dtype", pr, w.Paths["precision"])
+		}
+	}
+}
+
+// modelHalf is the 16-bit dtype a recipe loads the model in, if any.
+func modelHalf(doc any) string {
+	s, _ := valueOr(doc, "torch_dtype").(string)
+	switch d := dtypeName(s); d {
+	case "bf16", "fp16":
+		return d
+	}
+	return ""
+}
+
+func truthy(doc any, key string) bool {
+	b, _ := asBool(valueOr(doc, key))
+	return b
+}
+
+// hfAdapter reads the adapter, its rank and targets, and how the base
+// model is quantized.
+func hfAdapter(w *Workload, doc any, flavour string) {
+	adapter, adapterAt := "none", p()
+	switch flavour {
+	case RecipeAxolotl:
+		if s, ok := valueOr(doc, "adapter").(string); ok && s != "" {
+			adapter, adapterAt = strings.ToLower(s), p("adapter")
+		}
+	case RecipeLlamaFactory:
+		adapter = "lora" // FinetuningArguments.finetuning_type default
+		if s, ok := valueOr(doc, "finetuning_type").(string); ok && s != "" {
+			adapterAt = p("finetuning_type")
+			switch strings.ToLower(s) {
+			case "full":
+				adapter = "none"
+			case "freeze":
+				adapter = "freeze"
+			default:
+				adapter = strings.ToLower(s)
+			}
+		}
+	default:
+		if truthy(doc, "use_peft") {
+			adapter, adapterAt = "lora", p("use_peft")
+		}
+	}
+
+	// Quantized base: bitsandbytes 4/8-bit loading, LLaMA-Factory
+	// quantization_bit, axolotl gptq.
+	bits, bitsAt, method := int64(0), []any(nil), "bitsandbytes"
+	switch {
+	case truthy(doc, "load_in_4bit"):
+		bits, bitsAt = 4, p("load_in_4bit")
+	case truthy(doc, "load_in_8bit"):
+		bits, bitsAt = 8, p("load_in_8bit")
+	}
+	if n, ok := asInt(valueOr(doc, "quantization_bit")); ok && (n == 4 || n == 8) {
+		bits, bitsAt = n, p("quantization_bit")
+		if s, ok := valueOr(doc, "quantization_method").(string); ok && s != "" {
+			method = strings.ToLower(s)
+		}
+	}
+	if flavour == RecipeAxolotl && truthy(doc, "gptq") {
+		bits, bitsAt, method = 4, p("gptq"), "gptq"
+	}
+	if adapter == "qlora" && bits == 0 {
+		bits, bitsAt = 4, adapterAt // axolotl's qlora loads the base in 4 bits
+	}
+	if bits > 0 {
+		w.set("quantization.bits", bits, bitsAt)
+		w.set("quantization.method", method, bitsAt)
+	}
+	switch {
+	case adapter == "lora" && bits == 4:
+		adapter = "qlora"
+	case adapter == "qlora" && bits == 8:
+		adapter = "lora"
+	}
+	switch adapter {
+	case "none", "lora", "qlora", "freeze":
+	default:
+		adapter = "other" // e.g. axolotl's llama-adapter, LLaMA-Factory's oft
+	}
+	w.set("adapter.type", adapter, adapterAt)
+	if adapter != "lora" && adapter != "qlora" {
+		return
+	}
+	rankKey := "lora_r"
+	if flavour == RecipeLlamaFactory {
+		rankKey = "lora_rank"
+	}
+	if !w.setInt("adapter.rank", doc, rankKey) {
+		def := map[string]int64{RecipeLlamaFactory: 8, RecipeTrainer: 16}[flavour]
+		if def > 0 {
+			w.set("adapter.rank", def, p())
+		}
+	}
+	switch flavour {
+	case RecipeLlamaFactory:
+		if s, ok := valueOr(doc, "lora_target").(string); ok && s != "" {
+			w.set("adapter.targets", splitTargets(s), p("lora_target"))
+		}
+	default:
+		if truthy(doc, "lora_target_linear") {
+			w.set("adapter.targets", []any{"all-linear"}, p("lora_target_linear"))
+		} else if t := stringList(valueOr(doc, "lora_target_modules")); len(t) > 0 {
+			w.set("adapter.targets", t, p("lora_target_modules"))
+		}
+	}
+}
+
+// splitTargets reads LLaMA-Factory's comma-separated lora_target ("all"
+// means every linear layer).
+func splitTargets(s string) []any {
+	var out []any
+	for _, t := range strings.Split(s, ",") {
+		t = strings.TrimSpace(t)
+		if strings.EqualFold(t, "all") {
+			t = "all-linear"
+		}
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// stringList reads a list of strings, or one string, as []any.
+func stringList(v any) []any {
+	switch t := v.(type) {
+	case string:
+		if t != "" {
+			return []any{t}
+		}
+	case []any:
+		var out []any
+		for _, x := range t {
+			if s, ok := x.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// hfFSDP reads TrainingArguments' fsdp ("full_shard auto_wrap offload" or
+// a list) and axolotl's fsdp_config / fsdp_version.
+func hfFSDP(w *Workload, doc any) {
+	var opts []string
+	at := p()
+	if v, ok := lookup(doc, "fsdp"); ok {
+		at = p("fsdp")
+		switch t := v.(type) {
+		case string:
+			opts = strings.Fields(strings.ToLower(t))
+		case []any:
+			for _, x := range t {
+				if s, ok := x.(string); ok {
+					opts = append(opts, strings.Fields(strings.ToLower(s))...)
+				}
+			}
+		case bool:
+			if t {
+				opts = []string{"full_shard"}
+			}
+		}
+	}
+	cfg, hasCfg := lookup(doc, "fsdp_config")
+	if _, ok := lookup(doc, "fsdp_version"); ok && hasCfg {
+		if len(opts) == 0 {
+			opts, at = []string{"full_shard"}, p("fsdp_version")
+		}
+	}
+	if len(opts) == 0 {
+		return
+	}
+	shard := "full_shard"
+	for _, o := range opts {
+		if o == "shard_grad_op" || o == "no_shard" || o == "hybrid_shard" {
+			shard = o
+		}
+	}
+	offload := false
+	offloadAt := at
+	for _, o := range opts {
+		if o == "offload" {
+			offload = true
+		}
+	}
+	for _, k := range []string{"fsdp_offload_params", "offload_params", "cpu_offload"} {
+		if v, ok := lookup(cfg, k); ok {
+			if b, ok := asBool(v); ok {
+				offload, offloadAt = b, p("fsdp_config", k)
+			}
+		}
+	}
+	if v, ok := lookup(cfg, "fsdp_sharding_strategy"); ok {
+		if s, ok := v.(string); ok {
+			shard = strings.ToLower(s)
+		}
+	}
+	w.set("fsdp.sharding", shard, at)
+	w.set("fsdp.cpu_offload", offload, offloadAt)
+}

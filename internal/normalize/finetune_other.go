@@ -1,0 +1,181 @@
+package normalize
+
+import (
+	"regexp"
+	"strings"
+)
+
+// torchtuneModels maps the size part of a torchtune model builder
+// (torchtune.models.<family>.[lora_|qlora_]<name>) to the Hugging Face
+// repo id of the same architecture in gpulint's model catalog.
+var torchtuneModels = map[string]string{
+	"llama2_7b":     "meta-llama/Llama-2-7b-hf",
+	"llama2_13b":    "meta-llama/Llama-2-13b-hf",
+	"llama2_70b":    "meta-llama/Llama-2-70b-hf",
+	"llama3_8b":     "meta-llama/Meta-Llama-3-8B",
+	"llama3_70b":    "meta-llama/Meta-Llama-3-70B",
+	"llama3_1_8b":   "meta-llama/Llama-3.1-8B",
+	"llama3_1_70b":  "meta-llama/Llama-3.1-70B",
+	"llama3_1_405b": "meta-llama/Llama-3.1-405B",
+	"llama3_2_1b":   "meta-llama/Llama-3.2-1B",
+	"llama3_2_3b":   "meta-llama/Llama-3.2-3B",
+	"llama3_3_70b":  "meta-llama/Llama-3.3-70B-Instruct",
+	"mistral_7b":    "mistralai/Mistral-7B-v0.1",
+	"qwen2_5_0_5b":  "Qwen/Qwen2.5-0.5B",
+	"qwen2_5_1_5b":  "Qwen/Qwen2.5-1.5B",
+	"qwen2_5_3b":    "Qwen/Qwen2.5-3B",
+	"qwen2_5_7b":    "Qwen/Qwen2.5-7B",
+	"qwen2_5_14b":   "Qwen/Qwen2.5-14B",
+	"qwen2_5_32b":   "Qwen/Qwen2.5-32B",
+	"qwen2_5_72b":   "Qwen/Qwen2.5-72B",
+	"gemma2_9b":     "google/gemma-2-9b",
+	"gemma2_27b":    "google/gemma-2-27b",
+	"phi3_mini":     "microsoft/Phi-3-mini-4k-instruct",
+}
+
+// TorchtuneModel maps a torchtune model builder such as
+// torchtune.models.llama3_1.lora_llama3_1_8b to a catalog model id, its
+// adapter ("lora", "qlora" or "none") and whether the builder was known.
+func TorchtuneModel(component string) (id, adapter string, ok bool) {
+	name := component[strings.LastIndexByte(component, '.')+1:]
+	adapter = "none"
+	switch {
+	case strings.HasPrefix(name, "qlora_"):
+		adapter, name = "qlora", strings.TrimPrefix(name, "qlora_")
+	case strings.HasPrefix(name, "lora_"):
+		adapter, name = "lora", strings.TrimPrefix(name, "lora_")
+	}
+	name = strings.TrimSuffix(name, "_instruct")
+	id, ok = torchtuneModels[name]
+	return id, adapter, ok
+}
+
+// torchtuneRecipe reads a torchtune recipe config.
+func torchtuneRecipe(w *Workload, doc any) {
+	adapter := "none"
+	if c, ok := lookup(doc, "model", "_component_"); ok {
+		if s, ok := c.(string); ok {
+			var id string
+			var known bool
+			id, adapter, known = TorchtuneModel(s)
+			if known {
+				w.set("model", id, p("model", "_component_"))
+			}
+		}
+	}
+	w.set("adapter.type", adapter, p("model", "_component_"))
+	if adapter != "none" {
+		w.setInt("adapter.rank", doc, "model", "lora_rank")
+		var targets []any
+		for _, t := range stringList(valueOr(valueOr(doc, "model"), "lora_attn_modules")) {
+			targets = append(targets, t)
+		}
+		if b, _ := asBool(valueOr(valueOr(doc, "model"), "apply_lora_to_mlp")); b {
+			targets = append(targets, "w1", "w2", "w3")
+		}
+		if len(targets) > 0 {
+			w.set("adapter.targets", targets, p("model", "lora_attn_modules"))
+		}
+		if adapter == "qlora" {
+			w.set("quantization.bits", int64(4), p("model", "_component_"))
+			w.set("quantization.method", "nf4", p("model", "_component_"))
+		}
+	}
+	// torchtune trains in dtype throughout (no fp32 master weights,
+	// memory-model.md §6.3); training.get_dtype(None) is fp32.
+	if v, ok := lookup(doc, "dtype"); ok {
+		w.set("precision", dtypeName(v), p("dtype"))
+	} else {
+		w.set("precision", "fp32", p())
+	}
+	if !w.setInt("batch.micro", doc, "batch_size") {
+		w.set("batch.micro", int64(1), p())
+	}
+	if !w.setInt("batch.accumulation", doc, "gradient_accumulation_steps") {
+		w.set("batch.accumulation", int64(1), p())
+	}
+	if _, ok := w.setBool("checkpointing", doc, "enable_activation_checkpointing"); !ok {
+		w.set("checkpointing", false, p())
+	}
+	w.setBool("activation_offloading", doc, "enable_activation_offloading")
+	w.setInt("seq_len", doc, "tokenizer", "max_seq_len")
+	w.setBool("packing", doc, "dataset", "packed")
+	if v, ok := lookup(doc, "optimizer", "_component_"); ok {
+		if s, ok := v.(string); ok {
+			w.set("optimizer", strings.ToLower(s), p("optimizer", "_component_"))
+		}
+	}
+	w.setBool("optimizer_in_backward", doc, "optimizer_in_bwd")
+	// Distributed recipes shard with FSDP; their configs carry fsdp_*
+	// keys or a tensor-parallel plan.
+	switch {
+	case has(asMap(doc), "fsdp_cpu_offload"):
+		w.set("fsdp.sharding", "full_shard", p("fsdp_cpu_offload"))
+		w.setBool("fsdp.cpu_offload", doc, "fsdp_cpu_offload")
+	case has(asMap(doc), "fsdp"):
+		w.set("fsdp.sharding", "full_shard", p("fsdp"))
+		if _, ok := w.setBool("fsdp.cpu_offload", doc, "fsdp", "cpu_offload"); !ok {
+			w.set("fsdp.cpu_offload", false, p("fsdp"))
+		}
+	case has(asMap(doc), "custom_sharded_layers"):
+		w.set("fsdp.sharding", "full_shard", p("custom_sharded_layers"))
+		w.set("fsdp.cpu_offload", false, p("custom_sharded_layers"))
+	}
+	w.setIntPositive("parallel.tp", doc, "tensor_parallel_dim")
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
+
+// neoxKey finds a gpt-neox key written with dashes or underscores.
+func neoxKey(doc any, key string) (string, any, bool) {
+	m := asMap(doc)
+	if v, ok := m[key]; ok {
+		return key, v, true
+	}
+	dashed := strings.ReplaceAll(key, "_", "-")
+	if v, ok := m[dashed]; ok {
+		return dashed, v, true
+	}
+	return "", nil, false
+}
+
+// neoxPrecision is gpt-neox's "precision" key: fp16, bfloat16 or fp32.
+var neoxPrecision = regexp.MustCompile(`^(fp16|float16|half|bf16|bfloat16|fp32|float32|float)$`)
+
+// neoxRecipe reads a gpt-neox config: the embedded DeepSpeed blocks
+// (batch, fp16/bf16, zero_optimization) and its own model and
+// parallelism keys.
+func neoxRecipe(w *Workload, doc any) {
+	ds := DeepSpeed(doc)
+	for _, f := range []string{"precision", "batch.micro", "batch.accumulation", "batch.global",
+		"zero.stage", "zero.offload_optimizer", "zero.offload_param"} {
+		if v, ok := ds.Get(f); ok {
+			w.set(f, v, ds.Paths[f])
+		}
+	}
+	if k, v, ok := neoxKey(doc, "precision"); ok {
+		if s, ok := v.(string); ok && neoxPrecision.MatchString(strings.ToLower(s)) {
+			w.set("precision", dtypeName(s), p(k))
+		}
+	}
+	for _, f := range []struct{ field, key string }{
+		{"seq_len", "seq_length"},
+		{"parallel.pp", "pipe_parallel_size"},
+		{"parallel.tp", "model_parallel_size"},
+	} {
+		if k, v, ok := neoxKey(doc, f.key); ok {
+			if n, ok := asInt(v); ok && n > 0 {
+				w.set(f.field, n, p(k))
+			}
+		}
+	}
+	if k, v, ok := neoxKey(doc, "checkpoint_activations"); ok {
+		if b, ok := asBool(v); ok {
+			w.set("checkpointing", b, p(k))
+		}
+	}
+	w.set("adapter.type", "none", p())
+}

@@ -1,0 +1,239 @@
+package normalize
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/gpulint/gpulint/internal/source"
+)
+
+// recipeValue parses a recipe the way gpulint does (YAML 1.1 scalars).
+func recipeValue(t *testing.T, name, text string) any {
+	t.Helper()
+	f, err := source.Parse(name, []byte(text), source.DefaultLimits())
+	if err != nil {
+		t.Fatalf("parse %s: %v", name, err)
+	}
+	v, err := f.Docs[0].Root.ToValue(source.DefaultLimits().MaxNodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestFinetune(t *testing.T) {
+	tests := []struct {
+		name   string
+		recipe string
+		want   map[string]any   // fields of the model
+		paths  map[string][]any // provenance of some fields
+	}{
+		{
+			name: "axolotl qlora",
+			recipe: `base_model: meta-llama/Llama-3.1-8B
+load_in_4bit: true
+adapter: qlora
+lora_r: 32
+lora_target_linear: true
+sequence_len: 4096
+sample_packing: true
+micro_batch_size: 2
+gradient_accumulation_steps: 4
+bf16: auto
+gradient_checkpointing: true
+deepspeed: deepspeed_configs/zero2.json
+`,
+			want: map[string]any{
+				"kind": "finetune", "framework": "transformers", "role": "train", "recipe": "axolotl",
+				"model": "meta-llama/Llama-3.1-8B", "precision": "auto", "model_dtype": "auto",
+				"batch":         map[string]any{"micro": int64(2), "accumulation": int64(4)},
+				"checkpointing": true, "seq_len": int64(4096), "packing": true,
+				"adapter":               map[string]any{"type": "qlora", "rank": int64(32), "targets": []any{"all-linear"}},
+				"quantization":          map[string]any{"bits": int64(4), "method": "bitsandbytes"},
+				"deepspeed_config_file": "deepspeed_configs/zero2.json",
+			},
+			paths: map[string][]any{"precision": {"bf16"}, "batch.micro": {"micro_batch_size"}, "adapter.type": {"adapter"}},
+		},
+		{
+			name: "llamafactory defaults: lora, checkpointing on, micro 8",
+			recipe: `model_name_or_path: Qwen/Qwen2.5-7B
+stage: sft
+do_train: true
+quantization_bit: 4
+cutoff_len: 2048
+bf16: true
+dataloader_num_workers: 0
+`,
+			want: map[string]any{
+				"kind": "finetune", "framework": "transformers", "role": "train", "recipe": "llamafactory",
+				"model": "Qwen/Qwen2.5-7B", "precision": "bf16",
+				"batch":         map[string]any{"micro": int64(8), "accumulation": int64(1)},
+				"checkpointing": true, "seq_len": int64(2048),
+				"adapter":      map[string]any{"type": "qlora", "rank": int64(8)},
+				"quantization": map[string]any{"bits": int64(4), "method": "bitsandbytes"},
+				"dataloader":   map[string]any{"workers": int64(0)},
+			},
+			paths: map[string][]any{"checkpointing": {}, "batch.micro": {}, "adapter.type": {}, "quantization.bits": {"quantization_bit"}},
+		},
+		{
+			name: "trainer (TRL) full fine-tune in fp32 with pin memory off",
+			recipe: `model_name_or_path: mistralai/Mistral-7B-v0.1
+per_device_train_batch_size: 4
+gradient_checkpointing: false
+dataloader_pin_memory: false
+max_seq_length: 1024
+optim: adamw_bnb_8bit
+fsdp: full_shard auto_wrap offload
+`,
+			want: map[string]any{
+				"kind": "finetune", "framework": "transformers", "role": "train", "recipe": "trainer",
+				"model": "mistralai/Mistral-7B-v0.1", "precision": "fp32",
+				"batch":         map[string]any{"micro": int64(4), "accumulation": int64(1)},
+				"checkpointing": false, "seq_len": int64(1024),
+				"adapter":    map[string]any{"type": "none"},
+				"dataloader": map[string]any{"pin_memory": false},
+				"optimizer":  "adamw_bnb_8bit",
+				"fsdp":       map[string]any{"sharding": "full_shard", "cpu_offload": true},
+			},
+			paths: map[string][]any{"precision": {}, "fsdp.cpu_offload": {"fsdp"}},
+		},
+		{
+			name: "torchtune lora",
+			recipe: `model:
+  _component_: torchtune.models.llama3_1.lora_llama3_1_8b
+  lora_attn_modules: ['q_proj', 'v_proj']
+  apply_lora_to_mlp: True
+  lora_rank: 8
+dataset:
+  _component_: torchtune.datasets.alpaca_dataset
+  packed: False
+batch_size: 4
+gradient_accumulation_steps: 2
+dtype: bf16
+enable_activation_checkpointing: True
+optimizer:
+  _component_: torch.optim.AdamW
+`,
+			want: map[string]any{
+				"kind": "finetune", "framework": "torchtune", "role": "train", "recipe": "torchtune",
+				"model": "meta-llama/Llama-3.1-8B", "precision": "bf16",
+				"batch":         map[string]any{"micro": int64(4), "accumulation": int64(2)},
+				"checkpointing": true, "packing": false,
+				"adapter":   map[string]any{"type": "lora", "rank": int64(8), "targets": []any{"q_proj", "v_proj", "w1", "w2", "w3"}},
+				"optimizer": "torch.optim.adamw",
+			},
+			paths: map[string][]any{"model": {"model", "_component_"}, "checkpointing": {"enable_activation_checkpointing"}},
+		},
+		{
+			name: "gpt-neox with dashed keys",
+			recipe: `{
+  "pipe-parallel-size": 1,
+  "model-parallel-size": 2,
+  "num-layers": 12,
+  "hidden-size": 768,
+  "seq-length": 2048,
+  "train_micro_batch_size_per_gpu": 4,
+  "zero_optimization": {"stage": 1,},
+  "checkpoint-activations": true,
+  "fp16": {"enabled": true},
+}
+`,
+			want: map[string]any{
+				"kind": "finetune", "framework": "gpt-neox", "role": "train", "recipe": "gpt-neox",
+				"precision":     "fp16",
+				"batch":         map[string]any{"micro": int64(4)},
+				"zero":          map[string]any{"stage": int64(1), "offload_optimizer": "none", "offload_param": "none"},
+				"checkpointing": true, "seq_len": int64(2048),
+				"parallel": map[string]any{"pp": int64(1), "tp": int64(2)},
+				"adapter":  map[string]any{"type": "none"},
+			},
+			paths: map[string][]any{"seq_len": {"seq-length"}, "precision": {"fp16", "enabled"}},
+		},
+	}
+	v := newTestValidator(t)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Finetune(recipeValue(t, "recipe.yaml", tc.recipe))
+			if diff := cmp.Diff(tc.want, w.Model); diff != "" {
+				t.Errorf("model (-want +got):\n%s", diff)
+			}
+			for f, want := range tc.paths {
+				if diff := cmp.Diff(want, w.Paths[f], cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("path of %s (-want +got):\n%s", f, diff)
+				}
+			}
+			vs, err := v.Validate("workload", w.Model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(vs) > 0 {
+				t.Errorf("workload breaks workload.cue: %+v", vs)
+			}
+		})
+	}
+}
+
+func TestTorchtuneModel(t *testing.T) {
+	tests := []struct {
+		component, id, adapter string
+		ok                     bool
+	}{
+		{"torchtune.models.llama3_1.lora_llama3_1_8b", "meta-llama/Llama-3.1-8B", "lora", true},
+		{"torchtune.models.llama2.qlora_llama2_7b", "meta-llama/Llama-2-7b-hf", "qlora", true},
+		{"torchtune.models.qwen2_5.qwen2_5_0_5b", "Qwen/Qwen2.5-0.5B", "none", true},
+		{"torchtune.models.llama3_1.qlora_llama3_1_405b", "meta-llama/Llama-3.1-405B", "qlora", true},
+		{"torchtune.models.gemma.gemma_2b", "", "none", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.component, func(t *testing.T) {
+			id, adapter, ok := TorchtuneModel(tc.component)
+			if id != tc.id || adapter != tc.adapter || ok != tc.ok {
+				t.Errorf("TorchtuneModel = %q, %q, %v; want %q, %q, %v", id, adapter, ok, tc.id, tc.adapter, tc.ok)
+			}
+		})
+	}
+}
+
+// TestFinetuneCorpus normalizes every recipe of the shared corpus: each
+// gets a flavour, a precision and a batch, and a model the workload
+// schema accepts.
+func TestFinetuneCorpus(t *testing.T) {
+	dir := filepath.Join(corpusDir(), "finetune")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Skipf("corpus not available: %v", err)
+	}
+	v := newTestValidator(t)
+	flavours := map[string]int{}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := Finetune(recipeValue(t, e.Name(), string(data)))
+		r, _ := w.Get("recipe")
+		flavours[r.(string)]++
+		for _, f := range []string{"precision", "adapter.type"} {
+			if _, ok := w.Get(f); !ok {
+				t.Errorf("%s: no %s", e.Name(), f)
+			}
+		}
+		vs, err := v.Validate("workload", w.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range vs {
+			t.Errorf("%s: %v: %s", e.Name(), x.Path, x.Message)
+		}
+	}
+	// corpus/NOTES.md: axolotl 23, gpt-neox 12, LLaMA-Factory 10,
+	// alignment-handbook 5, torchtune 5.
+	want := map[string]int{"axolotl": 23, "gpt-neox": 12, "llamafactory": 10, "trainer": 5, "torchtune": 5}
+	if diff := cmp.Diff(want, flavours); diff != "" {
+		t.Errorf("recipe flavours (-want +got):\n%s", diff)
+	}
+}
