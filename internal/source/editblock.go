@@ -237,7 +237,7 @@ func (f *File) blockInsert(d *Document, m *Node, key string, v any) ([]finding.E
 	if err := f.checkBlockMap(m, spans); err != nil {
 		return nil, err
 	}
-	indent := m.Entries[spans[0].at].Key.Start.Col - 1
+	indent := f.col0(m.Entries[spans[0].at].Key.Start)
 	st := f.yamlStyle(d)
 	return []finding.Edit{f.insertLine(m.End.Offset, strings.Repeat(" ", indent)+st.member(key, v, indent))}, nil
 }
@@ -247,7 +247,7 @@ func (f *File) blockAppend(d *Document, s *Node, v any) ([]finding.Edit, error) 
 	if _, err := members(s); err != nil {
 		return nil, err
 	}
-	dash := s.Start.Col - 1
+	dash := f.col0(s.Start)
 	st := f.yamlStyle(d)
 	return []finding.Edit{f.insertLine(s.End.Offset, strings.Repeat(" ", dash)+"-"+st.item(v, dash+2))}, nil
 }

@@ -3,6 +3,7 @@ package source
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gpulint/gpulint/internal/finding"
 	"math"
 	"regexp"
 	"sort"
@@ -346,4 +347,14 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// col0 is a position's 0-based column for indentation: a byte-order mark
+// at the start of the file is not indentation.
+func (f *File) col0(p finding.Pos) int {
+	c := p.Col - 1
+	if p.Line == 1 && len(f.Data) >= 3 && f.Data[0] == 0xEF && f.Data[1] == 0xBB && f.Data[2] == 0xBF {
+		c -= 3
+	}
+	return max(c, 0)
 }

@@ -145,11 +145,11 @@ func (f *File) replaceText(d *Document, s step, v any) ([]finding.Edit, error) {
 			return []finding.Edit{{Start: ls, End: end, NewText: strings.Repeat(" ", indent) + f.blockValue(d, v, indent)}}, nil
 		}
 		// Block collection replaced by a block collection at its column.
-		return []finding.Edit{{Start: start, End: end, NewText: f.blockValue(d, v, n.Start.Col-1)}}, nil
+		return []finding.Edit{{Start: start, End: end, NewText: f.blockValue(d, v, f.col0(n.Start))}}, nil
 	}
 	if s.parent == nil || s.parent.Kind == SeqNode {
 		// Root or "- item": the block starts where the scalar was.
-		return []finding.Edit{{Start: start, End: end, NewText: f.blockValue(d, v, n.Start.Col-1)}}, nil
+		return []finding.Edit{{Start: start, End: end, NewText: f.blockValue(d, v, f.col0(n.Start))}}, nil
 	}
 	// "key: scalar" becomes "key:" and a nested block.
 	key := s.parent.Entries[s.at].Key
@@ -211,9 +211,9 @@ func (f *File) literalBlock(d *Document, s step, v any) (string, bool) {
 func (f *File) childIndent(d *Document, key *Node, v any) int {
 	st := f.yamlStyle(d)
 	if _, isList := v.([]any); isList && st.indentless {
-		return key.Start.Col - 1
+		return f.col0(key.Start)
 	}
-	return key.Start.Col - 1 + st.unit
+	return f.col0(key.Start) + st.unit
 }
 
 // scalarStyle returns n's style, or Plain for collections.
