@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"regexp"
@@ -33,6 +34,9 @@ type podInfo struct {
 	Group      string
 	HostIPC    bool
 	Containers []containerInfo
+	// GroupPods, GroupGPUs and WorldSize describe one instance of the
+	// multi-pod workload (see groupSizes); zero for a self-contained pod.
+	GroupPods, GroupGPUs, WorldSize int64
 }
 
 // containerInfo describes one container's GPU request and launch.
@@ -80,15 +84,20 @@ type vllmParallel struct {
 
 // findPods walks a manifest for pod specs: any map with a containers list,
 // so Deployments, Jobs and CRDs (PyTorchJob, RayCluster, LeaderWorkerSet,
-// KServe) are covered by one walk.
+// KServe) are covered by one walk, plus the container fields some CRDs
+// write inline (KServe predictor.model, TrainJob trainer). Pods of one
+// multi-pod workload get its size (groupSizes).
 func findPods(doc any) []podInfo {
 	var pods []podInfo
 	var walk func(v any, path []any, parents []map[string]any)
 	walk = func(v any, path []any, parents []map[string]any) {
 		switch t := v.(type) {
 		case map[string]any:
-			if cs, ok := t["containers"].([]any); ok && len(cs) > 0 && isContainerList(cs) {
-				pi := podFrom(t, clone(path), parents)
+			cs, _ := t["containers"].([]any)
+			list := len(cs) > 0 && isContainerList(cs)
+			inline := inlineContainers(t, path)
+			if list || len(inline) > 0 {
+				pi := podFrom(t, clone(path), parents, inline)
 				pi.Group = podGroup(path)
 				pods = append(pods, pi)
 			}
@@ -102,6 +111,7 @@ func findPods(doc any) []podInfo {
 		}
 	}
 	walk(doc, nil, nil)
+	groupSizes(doc, pods)
 	return pods
 }
 
@@ -121,6 +131,7 @@ var groupKeys = map[string]string{
 	"replicatedJobs":       "jobset",
 	"workerSpec":           "kserve",
 	"worker":               "kserve",
+	"trainer":              "kubeflow", // TrainJob spec.trainer (inline)
 }
 
 // podGroup names the multi-pod workload a pod template at path belongs to.
@@ -156,7 +167,7 @@ func isContainerList(cs []any) bool {
 	return true
 }
 
-func podFrom(spec map[string]any, path []any, parents []map[string]any) podInfo {
+func podFrom(spec map[string]any, path []any, parents []map[string]any, inline []inlineContainer) podInfo {
 	pi := podInfo{Path: path, Replicas: 1}
 	// The replica count lives on the template's owner: spec.replicas
 	// (Deployment, StatefulSet, ReplicaSet, Ray worker groups, Kubeflow
@@ -192,52 +203,20 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any) podInfo 
 			shmVolumes[str(vm["name"])] = true
 		}
 	}
+	var members []inlineContainer
 	for _, key := range []string{"initContainers", "containers"} {
-		for i, c := range asList(spec[key]) {
-			cm, _ := c.(map[string]any)
-			ci := containerInfo{Path: append(clone(path), key, i), Name: str(cm["name"]), Image: str(cm["image"])}
-			res, _ := cm["resources"].(map[string]any)
-			for _, sect := range []string{"requests", "limits"} { // limits win
-				rm, _ := res[sect].(map[string]any)
-				for _, rk := range sortedKeys(rm) {
-					p := append(clone(ci.Path), "resources", sect, rk)
-					if isGPUCountResource(rk) && rm[rk] != nil {
-						q, integer := quantityInt(rm[rk])
-						ci.Resources = append(ci.Resources, gpuResource{Name: rk, Section: sect, Value: rm[rk], Count: q, Integer: integer, Path: p})
-					}
-					n, ok := toInt(rm[rk])
-					if !ok {
-						continue
-					}
-					switch {
-					case rk == "nvidia.com/gpu":
-						ci.GPU, ci.GPUPath = n, p
-					case strings.HasPrefix(rk, "nvidia.com/mig-"):
-						prof := strings.TrimPrefix(rk, "nvidia.com/mig-")
-						replaced := false
-						for j := range ci.MIG {
-							if ci.MIG[j].Profile == prof {
-								ci.MIG[j] = migRequest{prof, n, p}
-								replaced = true
-							}
-						}
-						if !replaced {
-							ci.MIG = append(ci.MIG, migRequest{prof, n, p})
-						}
-					}
-				}
-			}
-			for _, vmnt := range asList(cm["volumeMounts"]) {
-				mm, _ := vmnt.(map[string]any)
-				if strings.TrimRight(str(mm["mountPath"]), "/") == "/dev/shm" {
-					ci.ShmMount = true
-					if shmVolumes[str(mm["name"])] {
-						ci.ShmSize = true
-					}
-				}
-			}
-			pi.Containers = append(pi.Containers, ci)
+		for i := range asList(spec[key]) {
+			members = append(members, inlineContainer{path: []any{key, i}, resources: "resources"})
 		}
+	}
+	members = append(members, inline...)
+	for _, m := range members {
+		cm, _ := lookupAt(spec, m.path).(map[string]any)
+		ci := containerFrom(cm, append(clone(path), m.path...), m.resources, shmVolumes)
+		if ci.Name == "" && len(ci.Path) > 0 {
+			ci.Name = fmt.Sprint(ci.Path[len(ci.Path)-1]) // an inline container: its key
+		}
+		pi.Containers = append(pi.Containers, ci)
 	}
 	return pi
 }
@@ -365,6 +344,9 @@ func podInput(p podInfo) map[string]any {
 		cs = append(cs, containerInput(c))
 	}
 	pm := map[string]any{"path": p.Path, "replicas": p.Replicas, "host_ipc": p.HostIPC, "containers": cs, "group": p.Group}
+	if p.GroupPods > 0 {
+		pm["group_pods"], pm["group_gpus"], pm["world_size"] = p.GroupPods, p.GroupGPUs, p.WorldSize
+	}
 	if p.Product != "" {
 		pm["product"] = p.Product
 		pm["product_path"] = p.ProductAt

@@ -165,10 +165,12 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []podInfo, proj *Project
 				ct.ArgsList = listEditor{file: s.file, doc: s.doc, path: append(clone(c.Path), "args")}
 			}
 			cmd := cmdline.Recognize(ct)
-			if cmd == nil {
+			var value map[string]any
+			if cmd != nil {
+				value = cmd.Config()
+			} else if cmd, value = kserveVLLM(s, c, ct); cmd == nil {
 				continue
 			}
-			value := cmd.Config()
 			vs := &subject{
 				kind:   string(source.KindVLLM),
 				file:   s.file,

@@ -15,7 +15,7 @@
 #   remediation: >-
 #     Review the proposed settings and apply them with `gpulint fix --tune`
 #     (plain `gpulint fix` never applies them).
-#   kinds: [deepspeed, accelerate, vllm]
+#   kinds: [deepspeed, accelerate, vllm, finetune]
 #   since: 0.1.0
 #   fixable: true
 package gpulint.rules.tune001

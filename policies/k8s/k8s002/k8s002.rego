@@ -14,7 +14,8 @@
 #     (kubernetes-gpu.md §6). A memory-backed emptyDir mounted at
 #     /dev/shm, or hostIPC, lifts the limit; the tmpfs counts against the
 #     pod's memory limit. Skipped: KServe resources (their pods are merged
-#     with runtime templates the file does not show), Ray pod templates
+#     with runtime templates the file does not show) and Kubeflow TrainJobs
+#     (merged with their training runtime the same way), Ray pod templates
 #     (KubeRay adds a memory-backed /dev/shm to every Ray container itself:
 #     ray-project/kuberay ray-operator/controllers/ray/common/pod.go,
 #     addEmptyDir with SharedMemoryVolumeMountPath), and containers that
@@ -54,6 +55,13 @@ idle(c) if {
 # KServe builds its pods from the resource merged with a serving runtime
 # or preset template, so the file alone does not show the pod's volumes.
 operator_merged if startswith(input.doc.apiVersion, "serving.kserve.io/")
+
+# A Kubeflow TrainJob's trainer is merged into its training runtime's pod
+# template the same way.
+operator_merged if {
+	startswith(input.doc.apiVersion, "trainer.kubeflow.org/")
+	input.doc.kind == "TrainJob"
+}
 
 findings contains f if {
 	not operator_merged

@@ -99,3 +99,12 @@ test_a_name_is_always_free if {
 	}
 	f.patch[0].value.name == "dshm-3"
 }
+
+test_trainjob_skipped if {
+	count(k8s002.findings) == 0 with input as {
+		"kind": "kubernetes", "doc": {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob"},
+		"k8s": {"pods": [{"path": ["spec", "trainer"], "group": "kubeflow", "host_ipc": false, "containers": [
+			{"path": ["spec", "trainer"], "name": "trainer", "gpu": 4, "shm_mount": false},
+		]}]},
+	}
+}

@@ -9,8 +9,10 @@
 #     GPUs (vllm.md §2). A container that gets fewer (its nvidia.com/gpu
 #     limit, or --gpus / the project file) cannot start the extra workers
 #     and fails at start-up, after the pod was scheduled and the image
-#     pulled. Pods that are one member of a multi-node group (LeaderWorkerSet,
-#     Ray, KServe multi-node) are skipped: their ranks span several pods.
+#     pulled. A LeaderWorkerSet's server spans its group: size pods, whose
+#     GPUs it gets together. Pods that are one member of another multi-node
+#     group (Ray, KServe multi-node) are skipped: their ranks span pods the
+#     file may not show.
 #   remediation: >-
 #     Request as many GPUs as tensor-parallel-size × pipeline-parallel-size
 #     × data-parallel-size, or lower the parallel sizes to the GPUs the
@@ -53,7 +55,19 @@ gets := input.target.gpus if {
 	object.get(input, ["k8s", "pod", "group"], "") == ""
 }
 
+# A LeaderWorkerSet group: leader and workers together.
+gets := input.k8s.pod.group_gpus if {
+	input.target.gpus_from == "manifest"
+	input.k8s.pod.group == "leader-worker-set"
+	input.k8s.pod.group_gpus > 0
+}
+
 from := {"flag": "--gpus", "project": "the project file", "manifest": "its nvidia.com/gpu limit"}
+
+gets_from := sprintf("the LeaderWorkerSet group's %d pods together", [input.k8s.pod.group_pods]) if {
+	input.target.gpus_from == "manifest"
+	input.k8s.pod.group == "leader-worker-set"
+} else := from[input.target.gpus_from]
 
 where := lib.where("parallel.tp") if size("tp") > 1
 
@@ -81,5 +95,5 @@ shown(_, n) if n > 1
 findings contains f if {
 	g := gets
 	need > g
-	f := lib.finding(where, sprintf("%s needs %d GPUs but the server gets %d (%s): vLLM starts one worker per GPU and fails at start-up", [sizes, need, g, from[input.target.gpus_from]]))
+	f := lib.finding(where, sprintf("%s needs %d GPUs but the server gets %d (%s): vLLM starts one worker per GPU and fails at start-up", [sizes, need, g, gets_from]))
 }

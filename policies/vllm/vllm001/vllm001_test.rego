@@ -55,3 +55,20 @@ test_enough_gpus_quiet if {
 		"doc": {}, "workload": {"parallel": {"tp": 4}}, "paths": {}, "target": {"gpus": 4, "gpus_from": "manifest"},
 	}
 }
+
+test_leader_worker_set_group_gpus if {
+	some f in vllm001.findings with input as {
+		"doc": {}, "workload": {"parallel": {"tp": 8, "pp": 4}}, "paths": {},
+		"target": {"gpus": 8, "gpus_from": "manifest"},
+		"k8s": {"pod": {"group": "leader-worker-set", "group_pods": 2, "group_gpus": 16}},
+	}
+	contains(f.message, "needs 32 GPUs but the server gets 16 (the LeaderWorkerSet group's 2 pods together)")
+}
+
+test_leader_worker_set_group_enough if {
+	count(vllm001.findings) == 0 with input as {
+		"doc": {}, "workload": {"parallel": {"tp": 8, "pp": 2}}, "paths": {},
+		"target": {"gpus": 8, "gpus_from": "manifest"},
+		"k8s": {"pod": {"group": "leader-worker-set", "group_pods": 2, "group_gpus": 16}},
+	}
+}

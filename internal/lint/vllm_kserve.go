@@ -1,0 +1,86 @@
+package lint
+
+import (
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/cmdline"
+)
+
+// kserveServerFlags are the options of KServe's Hugging Face model server
+// and of its base model-server parser, which it reads besides vLLM's
+// engine options (kserve python/huggingfaceserver/huggingfaceserver/
+// __main__.py @ f205bbff; kserve.model_server.parser). They are dropped
+// from the vLLM options the rules see.
+var kserveServerFlags = map[string]bool{
+	"model-dir": true, "model-id": true, "model-revision": true, "tokenizer-revision": true,
+	"max-length": true, "disable-lower-case": true, "disable-special-tokens": true,
+	"tensor-input-names": true, "backend": true, "return-token-type-ids": true,
+	"return-probabilities": true, "task": true, "max-log-len": true, "model-name": true,
+	"http-port": true, "grpc-port": true, "workers": true, "max-threads": true,
+	"max-asyncio-workers": true, "enable-grpc": true, "predictor-host": true,
+	"predictor-protocol": true, "predictor-use-ssl": true, "predictor-request-timeout-seconds": true,
+	"configure-logging": true, "log-config-file": true, "access-log-format": true,
+	"enable-latency-logging": true, "enable-docs-url": true,
+}
+
+// vllmEngineFlags are vLLM options that only make sense to its engine: a
+// KServe Hugging Face predictor with --backend auto that sets one runs
+// vLLM.
+var vllmEngineFlags = map[string]bool{
+	"tensor-parallel-size": true, "pipeline-parallel-size": true, "gpu-memory-utilization": true,
+	"max-num-seqs": true, "max-num-batched-tokens": true, "enforce-eager": true,
+	"kv-cache-dtype": true, "enable-prefix-caching": true, "quantization": true,
+	"enable-chunked-prefill": true, "block-size": true,
+}
+
+// kserveVLLM reads the vLLM engine a KServe Hugging Face predictor runs:
+// a predictor.model with modelFormat huggingface (or predictor.huggingface)
+// whose args pick the vLLM backend (--backend vllm, or the default auto
+// with vLLM engine options; KServe falls back to the transformers backend
+// for models vLLM does not support). The model is --model_id, else an
+// hf:// storageUri. nil when the container is not one.
+func kserveVLLM(s *subject, c containerInfo, ct cmdline.Container) (*cmdline.Command, map[string]any) {
+	if len(c.Path) < 2 || c.Path[len(c.Path)-2] != "predictor" {
+		return nil, nil
+	}
+	cm, _ := lookupAt(s.value, c.Path).(map[string]any)
+	key := c.Path[len(c.Path)-1]
+	if !(key == "huggingface" || (key == "model" && strings.EqualFold(str(lookupAny(cm, "modelFormat", "name")), "huggingface"))) {
+		return nil, nil
+	}
+	if len(ct.Command) > 0 || len(ct.Args) == 0 {
+		return nil, nil
+	}
+	cmd := cmdline.ParseArgList(s.file.Path, ct.Args, ct.ArgsList)
+	value := cmd.Config()
+	backend := strings.ToLower(str(value["backend"]))
+	engine := false
+	for k := range value {
+		engine = engine || vllmEngineFlags[k]
+	}
+	if backend != "vllm" && !((backend == "" || backend == "auto") && engine) {
+		return nil, nil
+	}
+	model := str(value["model-id"])
+	if model == "" {
+		model = strings.TrimPrefix(str(cm["storageUri"]), "hf://")
+		if model == str(cm["storageUri"]) {
+			model = ""
+		}
+		if i := strings.IndexByte(model, ':'); i >= 0 {
+			model = model[:i] // hf://org/name:revision
+		}
+	}
+	if ml, ok := value["max-length"]; ok && value["max-model-len"] == nil {
+		value["max-model-len"] = ml // --max_length is KServe's alias for --max_model_len
+	}
+	for k := range value {
+		if kserveServerFlags[k] {
+			delete(value, k)
+		}
+	}
+	if model != "" {
+		value["model"] = model
+	}
+	return cmd, value
+}
