@@ -52,23 +52,21 @@ func (r *relatedDoc) input(written string) map[string]any {
 // recipeCandidates lists where a recipe's relative deepspeed path may
 // lie: beside the recipe, in the recipe's parent directories (tools such
 // as LLaMA-Factory resolve it against the repository root they run from),
-// and in the working directory.
+// and in the working directory. Paths keep the recipe path's form
+// (relative stays relative), so findings name them as the user does.
 func recipeCandidates(recipe, written string) []string {
 	if filepath.IsAbs(written) {
 		return []string{written}
 	}
 	var out []string
-	abs, err := filepath.Abs(recipe)
-	if err == nil {
-		dir := filepath.Dir(abs)
-		for i := 0; i < 16; i++ {
-			out = append(out, filepath.Join(dir, written))
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
+	dir := filepath.Dir(recipe)
+	for i := 0; i < 16; i++ {
+		out = append(out, filepath.Join(dir, written))
+		parent := filepath.Join(dir, "..")
+		if filepath.IsAbs(dir) && filepath.Dir(dir) == dir {
+			break // the file system root
 		}
+		dir = parent
 	}
 	return append(out, filepath.Clean(written))
 }
