@@ -14,8 +14,9 @@
 #     T4, which is why this rule only fires when the target GPU has BF16.
 #   remediation: >-
 #     Train in bf16: DeepSpeed "bf16": {"enabled": true} with fp16 off;
-#     Accelerate mixed_precision: bf16.
-#   kinds: [deepspeed, accelerate]
+#     Accelerate mixed_precision: bf16; fine-tuning recipes bf16: true with
+#     fp16: false (gpt-neox: a bf16 block or precision: bfloat16).
+#   kinds: [deepspeed, accelerate, finetune]
 #   since: 0.1.0
 #   fixable: true
 #   example: |
@@ -61,4 +62,27 @@ findings contains f if {
 		"set mixed_precision to bf16",
 		[lib.set_op(["mixed_precision"], "bf16")],
 	)
+}
+
+# Fine-tuning recipes: the Trainer-based tools' fp16 flag, gpt-neox's fp16
+# block or precision key (torchtune has no FP16 training).
+findings contains f if {
+	input.kind == "finetune"
+	has_bf16
+	input.workload.precision == "fp16"
+	fix := recipe_fix
+	f := lib.with_fix(
+		lib.finding(lib.where("precision"), sprintf("the recipe trains in fp16 on %s, which has BF16: FP16 training needs loss scaling and skips steps whose gradients overflow, BF16 needs neither at the same speed", [lib.gpu_name])),
+		fix.msg, fix.ops,
+	)
+}
+
+recipe_fix := {"msg": "set fp16 to false and bf16 to true", "ops": [lib.set_op(["fp16"], false), lib.set_op(["bf16"], true)]} if {
+	input.workload.recipe in {"trainer", "axolotl", "llamafactory"}
+	lib.where("precision") == ["fp16"]
+} else := {"msg": "set precision to bfloat16", "ops": [lib.set_op(["precision"], "bfloat16")]} if {
+	lib.where("precision") == ["precision"]
+} else := {"msg": sprintf("set fp16.enabled to false and %s.enabled to true", [ds_block]), "ops": [lib.set_op(["fp16", "enabled"], false), lib.set_op([ds_block, "enabled"], true)]} if {
+	input.workload.recipe == "gpt-neox"
+	lib.where("precision") == ["fp16", "enabled"]
 }

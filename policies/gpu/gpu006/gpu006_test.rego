@@ -68,3 +68,38 @@ test_accelerate_fp16 if {
 	}
 	f.patch == [{"op": "set", "path": ["mixed_precision"], "value": "bf16"}]
 }
+
+test_recipe_fp16_flag if {
+	some f in gpu006.findings with input as {
+		"kind": "finetune", "doc": {"fp16": true},
+		"workload": {"recipe": "axolotl", "precision": "fp16"}, "paths": {"precision": ["fp16"]},
+		"target": {"gpu": h100},
+	}
+	f.patch == [{"op": "set", "path": ["fp16"], "value": false}, {"op": "set", "path": ["bf16"], "value": true}]
+}
+
+test_neox_fp16_block if {
+	some f in gpu006.findings with input as {
+		"kind": "finetune", "doc": {"fp16": {"enabled": true}},
+		"workload": {"recipe": "gpt-neox", "precision": "fp16"}, "paths": {"precision": ["fp16", "enabled"]},
+		"target": {"gpu": h100},
+	}
+	f.patch == [{"op": "set", "path": ["fp16", "enabled"], "value": false}, {"op": "set", "path": ["bf16", "enabled"], "value": true}]
+}
+
+test_neox_precision_key if {
+	some f in gpu006.findings with input as {
+		"kind": "finetune", "doc": {"precision": "fp16"},
+		"workload": {"recipe": "gpt-neox", "precision": "fp16"}, "paths": {"precision": ["precision"]},
+		"target": {"gpu": h100},
+	}
+	f.patch == [{"op": "set", "path": ["precision"], "value": "bfloat16"}]
+}
+
+test_recipe_fp16_on_t4_quiet if {
+	count(gpu006.findings) == 0 with input as {
+		"kind": "finetune", "doc": {"fp16": true},
+		"workload": {"recipe": "trainer", "precision": "fp16"}, "paths": {"precision": ["fp16"]},
+		"target": {"gpu": t4},
+	}
+}
