@@ -1,5 +1,5 @@
 # METADATA
-# title: 4-bit base model on a GPU that holds the bf16 base
+# title: 4-bit base model on a GPU that holds the 16-bit base
 # custom:
 #   id: FT004
 #   slug: quantized-base-on-large-gpu
@@ -8,12 +8,13 @@
 #     QLoRA stores the frozen base in 4-bit NF4 to fit a model into memory
 #     it would not otherwise fit (memory-model.md §6.1). The saving is paid
 #     for on every step: bitsandbytes dequantizes each 4-bit matrix to 16
-#     bits for every matmul, so steps run slower than LoRA on a bf16 base,
-#     and the quantized base costs some accuracy. When LoRA on the bf16
-#     base fits the target GPU with the headroom left, the 4-bit base
-#     trades speed and accuracy for memory the GPU does not need.
+#     bits for every matmul, so steps run slower than LoRA on a 16-bit base,
+#     and the quantized base costs some accuracy. When LoRA on the 16-bit
+#     (bf16, or fp16 before Ampere) base fits the target GPU with the
+#     headroom left, the 4-bit base trades speed and accuracy for memory
+#     the GPU does not need.
 #   remediation: >-
-#     Load the base in bf16 and train plain LoRA: load_in_4bit: false
+#     Load the base in 16 bits and train plain LoRA: load_in_4bit: false
 #     (and adapter: lora in axolotl), drop quantization_bit
 #     (LLaMA-Factory), or use the lora_ model builder instead of qlora_
 #     (torchtune).
@@ -31,7 +32,7 @@ import data.gpulint.lib
 
 at := lib.where("quantization.bits")
 
-# The edits that load the base in bf16, by where the 4 bits came from.
+# The edits that load the base in 16 bits, by where the 4 bits came from.
 fix := {"msg": "set load_in_4bit to false and adapter to lora", "ops": [lib.set_op(["load_in_4bit"], false), lib.set_op(["adapter"], "lora")]} if {
 	at == ["load_in_4bit"]
 	input.doc.adapter == "qlora"
@@ -52,7 +53,7 @@ findings contains f if {
 	est := input.estimate
 	alt := est.alternatives.bf16_base
 	msg := sprintf(
-		"the base model is loaded in 4 bits (QLoRA, %s per GPU) but LoRA on the bf16 base fits %s with room to spare (%s of %s): dequantizing the 4-bit weights in every matmul slows each step and quantization costs some accuracy, for memory this GPU does not need",
+		"the base model is loaded in 4 bits (QLoRA, %s per GPU) but LoRA on the 16-bit base fits %s with room to spare (%s of %s): dequantizing the 4-bit weights in every matmul slows each step and quantization costs some accuracy, for memory this GPU does not need",
 		[lib.gib(est.total), lib.gpu_name, lib.gib(alt.total), lib.gib(est.capacity)],
 	)
 	f := lib.with_fix(lib.finding(at, msg), fix.msg, fix.ops)
