@@ -299,7 +299,25 @@ func (c *Command) insertShell(text string, want []string) ([]finding.Edit, error
 		return c.edit(p, p, enc), nil
 	}
 	p := c.insertPos(arg, at)
+	if splitsQuotePair(a, p) {
+		return nil, fmt.Errorf("add %s: the insertion point falls inside an escaped quote: %w", text, ErrUnsafe)
+	}
 	return c.edit(p, p, c.separator()+enc), nil
+}
+
+// splitsQuotePair reports whether file offset p lies between the two
+// quotes of a doubled '' in a single-quoted YAML scalar: an odd run of
+// quotes ends right before p inside the scalar's raw content.
+func splitsQuotePair(a Arg, p int) bool {
+	raw := a.rawText()
+	if a.Quote != '\'' || raw == "" || p <= a.Raw.Start || p > a.Raw.Start+len(raw) {
+		return false
+	}
+	n := 0
+	for i := p - a.Raw.Start - 1; i >= 0 && raw[i] == '\''; i-- {
+		n++
+	}
+	return n%2 == 1
 }
 
 // separator chooses what goes between the last word and a new flag.

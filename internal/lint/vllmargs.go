@@ -1,11 +1,13 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/gpulint/gpulint/internal/check"
 	"github.com/gpulint/gpulint/internal/cmdline"
+	"github.com/gpulint/gpulint/internal/edit"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/source"
@@ -17,6 +19,13 @@ type argvSubject struct {
 	file  *source.File
 	cmd   *cmdline.Command
 	whole finding.Range
+	// doc and path locate the container, so an edit can be checked by
+	// re-reading the command line from the edited file.
+	doc  int
+	path []any
+	// inline marks a command read from KServe's inline fields, which
+	// verify cannot re-read the same way.
+	inline bool
 }
 
 func (a *argvSubject) span(sp cmdline.Span) finding.Range {
@@ -66,7 +75,66 @@ func (a *argvSubject) edits(ops []check.Op) ([]finding.Edit, error) {
 		}
 		out = append(out, es...)
 	}
+	if err := a.verify(out, ops); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// verify applies edits to a copy of the file, reads the command line again
+// from the edited file and checks every change took effect, so a fix that
+// would garble a script is never offered.
+func (a *argvSubject) verify(edits []finding.Edit, ops []check.Op) error {
+	if a.inline || a.path == nil {
+		return nil
+	}
+	data, err := edit.Apply(a.file.Data, edits)
+	if err != nil {
+		return err
+	}
+	f, err := source.Parse(a.file.Path, data, source.DefaultLimits())
+	if err != nil {
+		return fmt.Errorf("the edited command line does not parse: %w", err)
+	}
+	if a.doc >= len(f.Docs) || f.Docs[a.doc].Root == nil {
+		return errors.New("the edited file lost the container")
+	}
+	cn, _, matched := f.Docs[a.doc].Root.Lookup(a.path)
+	if matched != len(a.path) || cn.Kind != source.MapNode {
+		return errors.New("the edited file lost the container")
+	}
+	var image string
+	if n := cn.Get("image"); n != nil {
+		image, _ = n.Value.(string)
+	}
+	cmd := cmdline.Recognize(cmdline.Container{File: f.Path, Image: image, Command: argsOf(f, cn.Get("command")), Args: argsOf(f, cn.Get("args"))})
+	if cmd == nil {
+		return errors.New("the edited command line is no longer a vLLM launch")
+	}
+	for _, o := range ops {
+		name, _ := o.Path[0].(string)
+		got, present := cmd.Lookup(name)
+		switch {
+		case o.Op == "remove" && present:
+			return fmt.Errorf("--%s is still there after removing it", name)
+		case o.Op == "set" && name == "model":
+			if cmd.Model != flagText(o.Value) {
+				return errors.New("the model did not change as intended")
+			}
+		case o.Op == "set":
+			want := flagText(o.Value)
+			if b, ok := o.Value.(bool); ok {
+				if present == b && (!b || !got.Negated) {
+					continue
+				}
+				return fmt.Errorf("--%s did not change as intended", name)
+			}
+			if !present || got.Value != want {
+				return fmt.Errorf("--%s %s did not take effect", name, want)
+			}
+		}
+	}
+	return nil
 }
 
 // flagText renders a patch value as a command-line argument.
@@ -178,7 +246,8 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []podInfo, proj *Project
 				root:   cn,
 				prefix: clone(c.Path),
 				value:  value,
-				argv:   &argvSubject{file: s.file, cmd: cmd, whole: finding.Range{File: s.file.Path, Start: cn.Start, End: cn.End}},
+				argv: &argvSubject{file: s.file, cmd: cmd, whole: finding.Range{File: s.file.Path, Start: cn.Start, End: cn.End},
+					doc: s.doc, path: clone(c.Path), inline: ct.Command == nil && ct.Args == nil},
 			}
 			vs.work = normalize.VLLM(value)
 			h := targetHints{Product: pod.Product, GPUs: int(c.GPU)}

@@ -53,6 +53,9 @@ type Op struct {
 // a line's content.
 var explicitKey = regexp.MustCompile(`(?m)^[ \t-]*\?([ \t]|$)`)
 
+// loneCR finds a carriage return that is not part of CRLF.
+var loneCR = regexp.MustCompile(`\r([^\n]|$)`)
+
 // errEditCheck marks an edit whose result failed re-parsing or did not
 // hold the requested value: a bug in this package, never in the input.
 var errEditCheck = errors.New("edit check failed")
@@ -71,6 +74,9 @@ var errEditCheck = errors.New("edit check failed")
 func (f *File) Edits(doc int, ops []Op) ([]finding.Edit, error) {
 	if doc < 0 || doc >= len(f.Docs) {
 		return nil, fmt.Errorf("edit %s: no document %d (the file has %d)", f.Path, doc, len(f.Docs))
+	}
+	if loneCR.Match(f.Data) {
+		return nil, fmt.Errorf("edit %s: the file breaks lines with a lone carriage return, which gpulint does not edit; convert it to LF or CRLF", f.Path)
 	}
 	if f.Format == FormatYAML && explicitKey.Match(f.Data) {
 		return nil, fmt.Errorf("edit %s: the file uses explicit (?) keys, whose layout gpulint does not edit; change it by hand", f.Path)
