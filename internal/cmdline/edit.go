@@ -306,7 +306,7 @@ func (c *Command) insertShell(text string, want []string) ([]finding.Edit, error
 }
 
 // splitsQuotePair reports whether file offset p lies between the two
-// quotes of a doubled '' in a single-quoted YAML scalar: an odd run of
+// quotes of a doubled ” in a single-quoted YAML scalar: an odd run of
 // quotes ends right before p inside the scalar's raw content.
 func splitsQuotePair(a Arg, p int) bool {
 	raw := a.rawText()
