@@ -70,12 +70,7 @@ func runFix(ctx context.Context, o *FixOptions) error {
 		ctx = context.Background()
 	}
 	ios := o.Factory.IO
-	ios.SetColorMode(o.Color)
-	l, files, _, err := prepareRun(o.Factory, o.Paths, o.Target, o.Workers)
-	if err != nil {
-		return err
-	}
-	res, err := l.Run(ctx, files)
+	l, res, err := lintPaths(ctx, o.Factory, o.Paths, o.Target, o.Workers, o.Color)
 	if err != nil {
 		return err
 	}

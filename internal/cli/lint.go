@@ -210,17 +210,24 @@ func withCustomPolicies(f *Factory, dirs []string) (*lint.Deps, error) {
 	return &d, nil
 }
 
-func runLint(ctx context.Context, o *LintOptions) error {
+// lintPaths prepares a run over paths (dependencies, target flags,
+// project files, cache) and lints them.
+func lintPaths(ctx context.Context, f *Factory, paths []string, t TargetFlags, workers int, color string) (*lint.Linter, *lint.Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ios := o.Factory.IO
-	ios.SetColorMode(o.Color)
-	l, files, _, err := prepareRun(o.Factory, o.Paths, o.Target, o.Workers)
+	f.IO.SetColorMode(color)
+	l, files, _, err := prepareRun(f, paths, t, workers)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	res, err := l.Run(ctx, files)
+	return l, res, err
+}
+
+func runLint(ctx context.Context, o *LintOptions) error {
+	ios := o.Factory.IO
+	_, res, err := lintPaths(ctx, o.Factory, o.Paths, o.Target, o.Workers, o.Color)
 	if err != nil {
 		return err
 	}
