@@ -34,6 +34,9 @@ func (f *File) setEdits(d *Document, path []any, v any) ([]finding.Edit, error) 
 			// map's text ends somewhere its entry list does not say.
 			return nil, errMergeMap
 		}
+		if n.Kind == MapNode && hasComplexKey(n) {
+			return nil, errComplexKey
+		}
 		switch {
 		case n.Kind == MapNode && (n.Flow || f.Format == FormatJSON):
 			return f.flowInsert(n, k, nested)
@@ -323,6 +326,19 @@ var errMergeMap = errors.New("the map holds a YAML merge key (<<); add the key b
 func hasMergeKey(n *Node) bool {
 	for _, e := range n.Entries {
 		if isMergeKey(e.Key) {
+			return true
+		}
+	}
+	return false
+}
+
+// errComplexKey refuses to insert into a map with a map or list as a key.
+var errComplexKey = errors.New("the map has a collection as a key; add the key by hand")
+
+// hasComplexKey reports whether a map node has a non-scalar key.
+func hasComplexKey(n *Node) bool {
+	for _, e := range n.Entries {
+		if e.Key != nil && e.Key.Kind != ScalarNode {
 			return true
 		}
 	}
