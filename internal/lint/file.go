@@ -61,7 +61,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		fr.Findings = append(fr.Findings, found...)
 		fr.Findings = append(fr.Findings, tuned...)
 	}
-	fr.Findings = proj.apply(l.deps.Catalog, path, finding.Sort(fr.Findings))
+	fr.Findings = proj.apply(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)
 	return fr, nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
-	"github.com/gpulint/gpulint/internal/rules"
 	"github.com/gpulint/gpulint/internal/source"
 )
 
@@ -234,7 +233,7 @@ func (p *Project) params() map[string]any {
 
 // apply drops findings of rules turned off or ignored for this path and
 // applies severity overrides.
-func (p *Project) apply(cat *rules.Catalog, path string, fs []finding.Finding) []finding.Finding {
+func (p *Project) apply(path string, fs []finding.Finding) []finding.Finding {
 	if p == nil {
 		return fs
 	}
@@ -264,7 +263,6 @@ func (p *Project) apply(cat *rules.Catalog, path string, fs []finding.Finding) [
 			out = append(out, f)
 		}
 	}
-	_ = cat
 	return out
 }
 

@@ -189,14 +189,11 @@ func Accelerate(doc any) *Workload {
 			w.set("parallel.world_size", n, p("num_processes"))
 		}
 	}
-	machines := int64(1)
 	if v, ok := lookup(doc, "num_machines"); ok {
 		if n, ok := asInt(v); ok && n > 0 {
-			machines = n
 			w.set("parallel.num_machines", n, p("num_machines"))
 		}
 	}
-	_ = machines
 	if strings.EqualFold(dist, "DEEPSPEED") && !hasDSFile {
 		stage := int64(2) // plugin default (accelerate.md §3)
 		sp := p("deepspeed_config")

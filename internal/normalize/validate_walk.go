@@ -154,7 +154,7 @@ func (w *walker) fieldNotes(f *schemaField, v any) {
 
 // shapeOf names a value's kind as the "when" attribute spells it.
 func shapeOf(v any) string {
-	switch x := scalarOf(v).(type) {
+	switch scalarOf(v).(type) {
 	case map[string]any, map[any]any:
 		return "struct"
 	case []any:
@@ -167,8 +167,6 @@ func shapeOf(v any) string {
 		return "number"
 	case nil:
 		return "null"
-	default:
-		_ = x
 	}
 	return "other"
 }
