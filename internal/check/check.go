@@ -90,9 +90,14 @@ func New(mods []rules.Module, catalog *rules.Catalog) (*Engine, error) {
 	e := &Engine{mods: mods, catalog: catalog, queries: map[string]*preparedKind{}}
 	for _, m := range mods {
 		if m.Custom {
-			if _, err := compile(mods); err != nil {
+			// Compile now to report a refused built-in before any file is
+			// read, and keep the result for every kind.
+			c, err := compile(mods)
+			if err != nil {
 				return nil, err
 			}
+			e.allOnce.Do(func() { e.all = c })
+			e.wantAll = true
 			break
 		}
 	}
