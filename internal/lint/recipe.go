@@ -1,11 +1,9 @@
 package lint
 
 import (
-	"crypto/sha256"
 	"os"
 	"path/filepath"
 
-	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/source"
 )
@@ -17,25 +15,9 @@ const refDeepSpeed = "deepspeed"
 // relatedDoc is another file a subject is checked with: the DeepSpeed
 // config a recipe's deepspeed: key names.
 type relatedDoc struct {
-	path  string // as found on disk
-	file  *source.File
+	relatedSource
 	value any
 	work  *normalize.Workload
-}
-
-// locate returns the range of a path in the related file.
-func (r *relatedDoc) locate(path []any) finding.Range {
-	root := r.file.Docs[0].Root
-	node, entry, _ := root.Lookup(path)
-	if entry.Key != nil {
-		return finding.Range{File: r.path, Start: entry.Key.Start, End: node.End}
-	}
-	return root.Range(r.path)
-}
-
-// digest identifies the related file's content for the result cache.
-func (r *relatedDoc) digest() relatedFile {
-	return relatedFile{Path: r.path, Sum: sha256.Sum256(r.file.Data)}
 }
 
 // input renders the related config for the rules (input.related.<ref>).
@@ -100,7 +82,7 @@ func (l *Linter) recipeDeepSpeed(s *subject) {
 		if err != nil {
 			return
 		}
-		r := &relatedDoc{path: p, file: f, value: value, work: normalize.DeepSpeed(value)}
+		r := &relatedDoc{relatedSource: relatedSource{path: p, file: f}, value: value, work: normalize.DeepSpeed(value)}
 		s.deepspeed = r
 		at := s.work.Paths["deepspeed_config_file"]
 		for _, field := range []string{"zero.stage", "zero.offload_optimizer", "zero.offload_param"} {

@@ -17,8 +17,7 @@ import (
 // launcher is an Accelerate config that launches a DeepSpeed config file:
 // what it says about the job that the DeepSpeed file does not.
 type launcher struct {
-	path      string
-	file      *source.File
+	relatedSource
 	processes int64 // num_processes: the world size (accelerate.md §2)
 	procAt    []any // where num_processes is written
 }
@@ -96,7 +95,7 @@ func (l *Linter) scanLaunchers(dir string) map[string]*launcher {
 		if !filepath.IsAbs(ds) {
 			ds = filepath.Join(dir, ds)
 		}
-		la := &launcher{path: p, file: f}
+		la := &launcher{relatedSource: relatedSource{path: p, file: f}}
 		if n, ok := w.Get("parallel.world_size"); ok {
 			la.processes, _ = n.(int64)
 			la.procAt = w.Paths["parallel.world_size"]
@@ -108,19 +107,27 @@ func (l *Linter) scanLaunchers(dir string) map[string]*launcher {
 	return out
 }
 
-// locate returns the range of a path in the launcher's file.
-func (la *launcher) locate(path []any) finding.Range {
-	root := la.file.Docs[0].Root
-	node, entry, _ := root.Lookup(path)
-	if entry.Key != nil {
-		return finding.Range{File: la.path, Start: entry.Key.Start, End: node.End}
-	}
-	return root.Range(la.path)
+// relatedSource is a file read beside the linted one, parsed, with the
+// means to point into it and to record its content for the cache.
+type relatedSource struct {
+	path string // as found on disk
+	file *source.File
 }
 
-// digest identifies a related file's content for the result cache.
-func (la *launcher) digest() relatedFile {
-	return relatedFile{Path: la.path, Sum: sha256.Sum256(la.file.Data)}
+// locate returns the range of a path in the related file's first
+// document: the key when the path ends at one.
+func (r relatedSource) locate(path []any) finding.Range {
+	root := r.file.Docs[0].Root
+	node, entry, _ := root.Lookup(path)
+	if entry.Key != nil {
+		return finding.Range{File: r.path, Start: entry.Key.Start, End: node.End}
+	}
+	return root.Range(r.path)
+}
+
+// digest identifies the related file's content for the result cache.
+func (r relatedSource) digest() relatedFile {
+	return relatedFile{Path: r.path, Sum: sha256.Sum256(r.file.Data)}
 }
 
 // relatedFile is a file a result depends on besides the linted one.
