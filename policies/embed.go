@@ -6,7 +6,12 @@ package policies
 import "embed"
 
 // FS holds every policy file, tests and testdata included; loaders skip
-// what they do not need.
+// what they do not need. bundle.bin is the policies precompiled
+// (internal/check.BuildBundle); `go test ./internal/check -run
+// TestBundleCurrent -update` rebuilds it after a policy changes.
 //
-//go:embed lib core gpu ds acc vllm k8s mig ft
+//go:embed lib core gpu ds acc vllm k8s mig ft bundle.bin
 var FS embed.FS
+
+// BundleFile is the name of the precompiled bundle in FS.
+const BundleFile = "bundle.bin"

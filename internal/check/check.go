@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -29,6 +30,13 @@ var refusedBuiltins = map[string]bool{
 // Capabilities returns OPA's capabilities for this version without the
 // built-ins a policy must not reach.
 func Capabilities() *ast.Capabilities {
+	return sandboxCapabilities()
+}
+
+// capabilities is Capabilities computed once; compilers only read it.
+var capabilities = sync.OnceValue(sandboxCapabilities)
+
+func sandboxCapabilities() *ast.Capabilities {
 	caps := ast.CapabilitiesForThisVersion()
 	kept := caps.Builtins[:0]
 	for _, b := range caps.Builtins {
@@ -48,6 +56,9 @@ func Capabilities() *ast.Capabilities {
 type Engine struct {
 	mods    []rules.Module
 	catalog *rules.Catalog
+	// bundle holds the built-in policies precompiled, when one matching
+	// the modules was given and no custom policy is loaded.
+	bundle *bundle
 
 	mu      sync.Mutex
 	queries map[string]*preparedKind
@@ -70,9 +81,36 @@ func (e *Engine) CompileAll() {
 }
 
 func (e *Engine) compileAll() (*ast.Compiler, error) {
-	e.allOnce.Do(func() { e.all, e.allErr = compile(e.mods) })
+	e.allOnce.Do(func() { e.all, e.allErr = e.compile(e.mods) })
 	return e.all, e.allErr
 }
+
+// compile builds a compiler over mods: from the bundle when there is one,
+// else from source.
+func (e *Engine) compile(mods []rules.Module) (*ast.Compiler, error) {
+	if e.bundle != nil {
+		return e.bundle.load(mods)
+	}
+	return compile(mods)
+}
+
+// Option configures an Engine.
+type Option func(*engineOptions)
+
+type engineOptions struct {
+	bundle []byte
+}
+
+// WithBundle gives the engine the built-in policies precompiled by
+// BuildBundle. It is used only when it was built from exactly the
+// built-in modules the engine is given and no custom policy is loaded;
+// otherwise the engine compiles from source.
+func WithBundle(data []byte) Option {
+	return func(o *engineOptions) { o.bundle = data }
+}
+
+// Precompiled reports whether the engine evaluates precompiled policies.
+func (e *Engine) Precompiled() bool { return e.bundle != nil }
 
 type preparedKind struct {
 	once  sync.Once
@@ -86,8 +124,20 @@ type preparedKind struct {
 // policy that calls a refused built-in fails here with OPA's message
 // naming the built-in and the file:line; the built-in bundle, which a test
 // compiles whole, is compiled per kind on first use.
-func New(mods []rules.Module, catalog *rules.Catalog) (*Engine, error) {
+func New(mods []rules.Module, catalog *rules.Catalog, opts ...Option) (*Engine, error) {
+	var o engineOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	e := &Engine{mods: mods, catalog: catalog, queries: map[string]*preparedKind{}}
+	custom := slices.ContainsFunc(mods, func(m rules.Module) bool { return m.Custom })
+	if o.bundle != nil && !custom {
+		// A bundle that does not match (a policy edited since it was
+		// built) is ignored: compiling from source is slower, not wrong.
+		if b, err := openBundle(o.bundle, mods); err == nil {
+			e.bundle = b
+		}
+	}
 	for _, m := range mods {
 		if m.Custom {
 			// Compile now to report a refused built-in before any file is
@@ -115,7 +165,7 @@ func compile(mods []rules.Module) (*ast.Compiler, error) {
 		modules[m.File] = pm
 	}
 	c := ast.NewCompiler().
-		WithCapabilities(Capabilities()).
+		WithCapabilities(capabilities()).
 		WithEnablePrintStatements(false)
 	c.Compile(modules)
 	if c.Failed() {
@@ -212,7 +262,7 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, rego.PreparedEvalQuery, er
 	if all {
 		c, err = e.compileAll()
 	} else {
-		c, err = compile(mods)
+		c, err = e.compile(mods)
 	}
 	if err != nil {
 		return nil, rego.PreparedEvalQuery{}, err
@@ -234,7 +284,7 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, rego.PreparedEvalQuery, er
 	q, err := rego.New(
 		rego.Query("["+strings.Join(parts, ", ")+"]"),
 		rego.Compiler(c),
-		rego.Capabilities(Capabilities()),
+		rego.Capabilities(capabilities()),
 		rego.StrictBuiltinErrors(false),
 	).PrepareForEval(context.Background())
 	return rs, q, err

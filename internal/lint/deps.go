@@ -9,6 +9,9 @@ import (
 	"github.com/gpulint/gpulint/internal/rules"
 )
 
+// BundleFile names the precompiled policy bundle in a policy tree.
+const BundleFile = "bundle.bin"
+
 // BuildDeps compiles the policies, prepares the schema validator and loads
 // the catalogs. custom lists extra policy directories (a team's own
 // rules); they run in the same sandbox.
@@ -28,7 +31,13 @@ func BuildDeps(policies, schemas fs.FS, custom ...fs.FS) (Deps, error) {
 	if err != nil {
 		return Deps{}, err
 	}
-	eng, err := check.New(mods, cat)
+	var opts []check.Option
+	// The built-in policies precompiled (see check.BuildBundle); absent
+	// or stale, the engine compiles from source.
+	if b, err := fs.ReadFile(policies, BundleFile); err == nil {
+		opts = append(opts, check.WithBundle(b))
+	}
+	eng, err := check.New(mods, cat, opts...)
 	if err != nil {
 		return Deps{}, err
 	}

@@ -1,0 +1,263 @@
+package check
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/version"
+
+	"github.com/gpulint/gpulint/internal/regobin"
+	"github.com/gpulint/gpulint/internal/rules"
+)
+
+// The built-in policies ship compiled. BuildBundle compiles them with every
+// check OPA has (safety, types, recursion, unused imports, unsafe
+// built-ins...) and stores the compiled modules; at run time the engine
+// decodes the modules a document kind needs and runs only the compiler
+// stages that build the structures evaluation uses (module and rule trees,
+// the dependency graph, rule and comprehension indices). The checks and
+// rewrites already ran when the bundle was built, on the same modules.
+//
+// A bundle names the sources it was built from by a digest over their
+// file names and text, OPA's version and the encoding's version. An engine
+// given a bundle that does not match its modules (a policy edited without
+// rebuilding the bundle) ignores it and compiles from source, so a stale
+// bundle costs time, never correctness; a test keeps the committed bundle
+// current.
+
+// bundleMagic opens a bundle; the digit is the layout's version.
+const bundleMagic = "gpulint-policy-bundle1\n"
+
+// loadStages are the compiler stages run over precompiled modules. Every
+// other stage is a check or rewrite that BuildBundle already ran (the
+// dependency graph and the local variable generator serve only those).
+var loadStages = map[ast.StageID]bool{
+	ast.StageSetModuleTree:             true,
+	ast.StageSetRuleTree:               true,
+	ast.StageBuildRuleIndices:          true,
+	ast.StageBuildComprehensionIndices: true,
+}
+
+// sourceDigest names a set of built-in modules: the bundle built from them
+// carries it.
+func sourceDigest(mods []rules.Module) [sha256.Size]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00opa %s\x00", bundleMagic, version.Version)
+	for _, m := range mods {
+		if m.Custom {
+			continue
+		}
+		fmt.Fprintf(h, "%d:%s\x00%d:", len(m.File), m.File, len(m.Source))
+		h.Write([]byte(m.Source))
+	}
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// BuildBundle compiles the built-in modules (all checks on) and encodes
+// the compiled modules. The result is deterministic for a given set of
+// sources and OPA version.
+func BuildBundle(mods []rules.Module) ([]byte, error) {
+	var builtin []rules.Module
+	for _, m := range mods {
+		if !m.Custom {
+			builtin = append(builtin, m)
+		}
+	}
+	c, err := compile(builtin)
+	if err != nil {
+		return nil, err
+	}
+	digest := sourceDigest(builtin)
+	// The built-ins the policies call: at load time the compiler is given
+	// only these, which spares it the type environment of the other two
+	// hundred.
+	var used []string
+	if c.Required != nil {
+		for _, b := range c.Required.Builtins {
+			used = append(used, b.Name)
+		}
+	}
+	sort.Strings(used)
+	var index, body []byte
+	for _, m := range builtin {
+		cm, ok := c.Modules[m.File]
+		if !ok {
+			return nil, fmt.Errorf("build policy bundle: %s missing after compile", m.File)
+		}
+		enc, err := regobin.EncodeModule(cm)
+		if err != nil {
+			return nil, fmt.Errorf("build policy bundle: %s: %w", m.File, err)
+		}
+		index = binary.AppendUvarint(index, uint64(len(m.File)))
+		index = append(index, m.File...)
+		index = binary.AppendUvarint(index, uint64(len(enc)))
+		body = append(body, enc...)
+	}
+	out := []byte(bundleMagic)
+	out = append(out, digest[:]...)
+	out = binary.AppendUvarint(out, uint64(len(used)))
+	for _, name := range used {
+		out = binary.AppendUvarint(out, uint64(len(name)))
+		out = append(out, name...)
+	}
+	out = binary.AppendUvarint(out, uint64(len(builtin)))
+	out = append(out, index...)
+	return append(out, body...), nil
+}
+
+// bundle is a decoded bundle index: each module's encoded bytes by file.
+type bundle struct {
+	files map[string][]byte
+	// caps are the sandbox capabilities narrowed to the built-ins the
+	// policies call.
+	caps *ast.Capabilities
+}
+
+var errStaleBundle = errors.New("policy bundle does not match the policy sources")
+
+// openBundle reads a bundle's index and checks that it was built from
+// exactly the built-in modules in mods.
+func openBundle(data []byte, mods []rules.Module) (*bundle, error) {
+	if !bytes.HasPrefix(data, []byte(bundleMagic)) {
+		return nil, errors.New("not a policy bundle")
+	}
+	rest := data[len(bundleMagic):]
+	if len(rest) < sha256.Size {
+		return nil, errors.New("policy bundle truncated")
+	}
+	want := sourceDigest(mods)
+	if !bytes.Equal(rest[:sha256.Size], want[:]) {
+		return nil, errStaleBundle
+	}
+	rest = rest[sha256.Size:]
+	names, rest, err := readStrings(rest)
+	if err != nil {
+		return nil, err
+	}
+	n, k := binary.Uvarint(rest)
+	if k <= 0 || n > uint64(len(rest)) {
+		return nil, errors.New("policy bundle index damaged")
+	}
+	rest = rest[k:]
+	type entry struct {
+		file string
+		size uint64
+	}
+	entries := make([]entry, 0, n)
+	for range n {
+		file, r, err := readString(rest)
+		if err != nil {
+			return nil, err
+		}
+		rest = r
+		size, k2 := binary.Uvarint(rest)
+		if k2 <= 0 {
+			return nil, errors.New("policy bundle index damaged")
+		}
+		rest = rest[k2:]
+		entries = append(entries, entry{file, size})
+	}
+	b := &bundle{files: make(map[string][]byte, len(entries)), caps: narrowCapabilities(names)}
+	for _, e := range entries {
+		if e.size > uint64(len(rest)) {
+			return nil, errors.New("policy bundle truncated")
+		}
+		b.files[e.file] = rest[:e.size]
+		rest = rest[e.size:]
+	}
+	if len(rest) != 0 {
+		return nil, errors.New("policy bundle has trailing bytes")
+	}
+	for _, m := range mods {
+		if _, ok := b.files[m.File]; !ok && !m.Custom {
+			return nil, errStaleBundle
+		}
+	}
+	return b, nil
+}
+
+// load decodes the named modules and builds a compiler over them that is
+// ready for evaluation.
+func (b *bundle) load(mods []rules.Module) (*ast.Compiler, error) {
+	modules := make(map[string]*ast.Module, len(mods))
+	for _, m := range mods {
+		data, ok := b.files[m.File]
+		if !ok {
+			return nil, fmt.Errorf("policy bundle: no module %s", m.File)
+		}
+		cm, err := regobin.DecodeModule(data)
+		if err != nil {
+			return nil, fmt.Errorf("policy bundle: %s: %w", m.File, err)
+		}
+		modules[m.File] = cm
+	}
+	var skip []ast.StageID
+	for _, s := range ast.AllStages() {
+		if !loadStages[s] {
+			skip = append(skip, s)
+		}
+	}
+	c := ast.NewCompiler().
+		WithCapabilities(b.caps).
+		WithEnablePrintStatements(false).
+		WithSkipStages(slices.Clip(skip)...)
+	c.Compile(modules)
+	if c.Failed() {
+		return nil, fmt.Errorf("policy bundle: %w", c.Errors)
+	}
+	return c, nil
+}
+
+// readString reads a length-prefixed string.
+func readString(data []byte) (string, []byte, error) {
+	l, k := binary.Uvarint(data)
+	if k <= 0 || l > uint64(len(data)-k) {
+		return "", nil, errors.New("policy bundle index damaged")
+	}
+	return string(data[k : k+int(l)]), data[k+int(l):], nil
+}
+
+// readStrings reads a count and that many length-prefixed strings.
+func readStrings(data []byte) ([]string, []byte, error) {
+	n, k := binary.Uvarint(data)
+	if k <= 0 || n > uint64(len(data)) {
+		return nil, nil, errors.New("policy bundle index damaged")
+	}
+	data = data[k:]
+	out := make([]string, 0, n)
+	for range n {
+		s, rest, err := readString(data)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, s)
+		data = rest
+	}
+	return out, data, nil
+}
+
+// narrowCapabilities is the sandbox's capabilities with only the named
+// built-ins. A name the sandbox refuses stays refused.
+func narrowCapabilities(names []string) *ast.Capabilities {
+	full := capabilities()
+	want := make(map[string]bool, len(names))
+	for _, n := range names {
+		want[n] = true
+	}
+	c := *full
+	c.Builtins = nil
+	for _, b := range full.Builtins {
+		if want[b.Name] {
+			c.Builtins = append(c.Builtins, b)
+		}
+	}
+	return &c
+}

@@ -1,0 +1,115 @@
+package check_test
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpulint/gpulint/internal/check"
+	"github.com/gpulint/gpulint/internal/golden"
+	"github.com/gpulint/gpulint/internal/rules"
+	"github.com/gpulint/gpulint/policies"
+)
+
+func builtinModules(t testing.TB) ([]rules.Module, *rules.Catalog) {
+	t.Helper()
+	mods, err := rules.ParseModules(policies.FS, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := rules.Load(mods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mods, cat
+}
+
+// TestBundleCurrent holds the committed bundle equal to one built from the
+// policy sources now; -update rewrites it.
+func TestBundleCurrent(t *testing.T) {
+	mods, cat := builtinModules(t)
+	got, err := check.BuildBundle(mods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := check.BuildBundle(mods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, again) {
+		t.Fatal("BuildBundle is not deterministic")
+	}
+	path := filepath.Join("..", "..", "policies", policies.BundleFile)
+	if golden.Updating() {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := fs.ReadFile(policies.FS, policies.BundleFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("policies/%s is out of date with the policy sources (%d bytes built, %d committed): run go test ./internal/check -run TestBundleCurrent -update",
+			policies.BundleFile, len(got), len(want))
+	}
+	e, err := check.New(mods, cat, check.WithBundle(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Precompiled() {
+		t.Fatal("the committed bundle was not taken")
+	}
+}
+
+// TestBundleStale: a bundle built from other sources, or damaged, is
+// ignored and the engine compiles from source.
+func TestBundleStale(t *testing.T) {
+	mods, cat := builtinModules(t)
+	good, err := check.BuildBundle(mods)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := append([]rules.Module(nil), mods...)
+	edited[len(edited)-1].Source += "\n# edited\n"
+	truncated := good[:len(good)-10]
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)/2] ^= 0xff
+	cases := []struct {
+		name   string
+		mods   []rules.Module
+		bundle []byte
+		want   bool
+	}{
+		{"matching", mods, good, true},
+		{"source edited", edited, good, false},
+		{"truncated", mods, truncated, false},
+		{"not a bundle", mods, []byte("hello"), false},
+		{"empty", mods, nil, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := check.New(tc.mods, cat, check.WithBundle(tc.bundle))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Precompiled() != tc.want {
+				t.Fatalf("Precompiled() = %v, want %v", e.Precompiled(), tc.want)
+			}
+		})
+	}
+	// A byte flipped inside a module body passes the index checks; the
+	// damage must surface as an error from evaluation, never a panic or a
+	// silently different rule set.
+	e, err := check.New(mods, cat, check.WithBundle(flipped))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"deepspeed", "kubernetes", "vllm", "accelerate", "mig", "finetune"} {
+		_, _ = e.Eval(context.Background(), kind, map[string]any{"kind": kind})
+	}
+}
