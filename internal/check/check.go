@@ -269,7 +269,7 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, rego.PreparedEvalQuery, er
 	}
 	var rs []*rules.Rule
 	for _, r := range candidates {
-		if len(c.GetRulesExact(ast.MustParseRef("data."+r.Package+".findings"))) > 0 {
+		if len(c.GetRulesExact(findingsRef(r.Package))) > 0 {
 			rs = append(rs, r)
 		}
 	}
@@ -288,6 +288,15 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, rego.PreparedEvalQuery, er
 		rego.StrictBuiltinErrors(false),
 	).PrepareForEval(context.Background())
 	return rs, q, err
+}
+
+// findingsRef is data.<package>.findings, built without the parser.
+func findingsRef(pkg string) ast.Ref {
+	ref := ast.Ref{ast.DefaultRootDocument}
+	for _, p := range strings.Split(pkg, ".") {
+		ref = append(ref, ast.StringTerm(p))
+	}
+	return append(ref, ast.StringTerm("findings"))
 }
 
 func decode(rs []*rules.Rule, v any) ([]Result, error) {

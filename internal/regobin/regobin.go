@@ -8,7 +8,10 @@
 // scalar, collection, comprehension and call kind; expressions holding a
 // term, a call, a some declaration or an every loop; with modifiers; rules
 // with else chains. Source text, comments and annotations are left out:
-// evaluation needs none of them, and locations keep file, row and column.
+// evaluation needs none of them. Locations (file, row, column) are kept
+// where evaluation reports errors: packages, rules, rule heads and their
+// values, expressions and with modifiers; the terms inside an expression
+// go without.
 // Encoding a node outside that set fails with an error naming it, so a
 // caller can fall back to parsing the source.
 package regobin
@@ -151,8 +154,8 @@ func (e *encoder) rule(r *ast.Rule) {
 	e.string(string(h.Name))
 	e.ref(h.Reference)
 	e.terms(h.Args)
-	e.optTerm(h.Key)
-	e.optTerm(h.Value)
+	e.optLocatedTerm(h.Key)
+	e.optLocatedTerm(h.Value)
 	e.location(h.Location)
 	e.body(r.Body)
 	e.location(r.Location)
@@ -227,6 +230,13 @@ func (e *encoder) optTerm(t *ast.Term) {
 	}
 }
 
+func (e *encoder) optLocatedTerm(t *ast.Term) {
+	e.bool(t != nil)
+	if t != nil {
+		e.locatedTerm(t)
+	}
+}
+
 func (e *encoder) terms(ts []*ast.Term) {
 	e.count(len(ts))
 	for _, t := range ts {
@@ -236,12 +246,24 @@ func (e *encoder) terms(ts []*ast.Term) {
 
 func (e *encoder) ref(r ast.Ref) { e.terms(r) }
 
+// term writes a term without its location: evaluation reports errors at
+// the expression or rule, whose locations are kept.
 func (e *encoder) term(t *ast.Term) {
 	if t == nil {
 		e.fail("nil term")
 		return
 	}
+	e.value(t)
+}
+
+// locatedTerm writes a term with its location (rule heads: a conflict
+// between rules names the values' locations).
+func (e *encoder) locatedTerm(t *ast.Term) {
 	e.location(t.Location)
+	e.value(t)
+}
+
+func (e *encoder) value(t *ast.Term) {
 	switch v := t.Value.(type) {
 	case ast.Null:
 		e.byte1(tNull)
@@ -303,12 +325,21 @@ func DecodeModule(data []byte) (mod *ast.Module, err error) {
 		return nil, errors.New("regobin: not an encoded module")
 	}
 	d := &decoder{data: data, pos: len(magic)}
+	// The string table is copied once; every string is a slice of it.
 	n := d.count()
 	d.strs = make([]string, 0, min(n, len(data)))
+	start := d.pos
 	for i := 0; i < n && d.err == nil; i++ {
-		l := d.count()
-		if d.err == nil {
-			d.strs = append(d.strs, string(d.take(l)))
+		d.take(d.count())
+	}
+	if d.err == nil {
+		table := string(data[start:d.pos])
+		d.pos = start
+		for i := 0; i < n; i++ {
+			l := d.count()
+			off := d.pos - start
+			d.take(l)
+			d.strs = append(d.strs, table[off:off+l])
 		}
 	}
 	mod = d.module()
@@ -325,12 +356,20 @@ func DecodeModule(data []byte) (mod *ast.Module, err error) {
 // maxDepth bounds nesting so a damaged input cannot exhaust the stack.
 const maxDepth = 1000
 
+// slab is how many nodes of a kind the decoder allocates at once.
+const slab = 256
+
 type decoder struct {
 	data  []byte
 	pos   int
 	strs  []string
 	depth int
 	err   error
+
+	// Slabs the decoder hands nodes out of.
+	termSlab []ast.Term
+	exprSlab []ast.Expr
+	locSlab  []ast.Location
 }
 
 func (d *decoder) fail(what string) {
@@ -456,8 +495,8 @@ func (d *decoder) rule(m *ast.Module) *ast.Rule {
 	h.Name = ast.Var(d.string())
 	h.Reference = d.ref()
 	h.Args = d.terms()
-	h.Key = d.optTerm()
-	h.Value = d.optTerm()
+	h.Key = d.optLocatedTerm()
+	h.Value = d.optLocatedTerm()
 	h.Location = d.location()
 	r.Head = h
 	r.Body = d.body()
@@ -483,7 +522,8 @@ func (d *decoder) expr() *ast.Expr {
 	}
 	defer d.leave()
 	flags := d.byte1()
-	x := &ast.Expr{Negated: flags&fNegated != 0, Generated: flags&fGenerated != 0}
+	x := d.newExpr()
+	x.Negated, x.Generated = flags&fNegated != 0, flags&fGenerated != 0
 	x.Index = d.int()
 	x.Location = d.location()
 	switch tag := d.byte1(); tag {
@@ -520,10 +560,35 @@ func (d *decoder) location() *ast.Location {
 	if !d.bool() {
 		return nil
 	}
-	l := &ast.Location{File: d.string()}
+	if len(d.locSlab) == 0 {
+		d.locSlab = make([]ast.Location, slab)
+	}
+	l := &d.locSlab[0]
+	d.locSlab = d.locSlab[1:]
+	l.File = d.string()
 	l.Row = d.int()
 	l.Col = d.int()
 	return l
+}
+
+// newTerm hands out terms from a slab: one allocation per slab instead of
+// one per term.
+func (d *decoder) newTerm() *ast.Term {
+	if len(d.termSlab) == 0 {
+		d.termSlab = make([]ast.Term, slab)
+	}
+	t := &d.termSlab[0]
+	d.termSlab = d.termSlab[1:]
+	return t
+}
+
+func (d *decoder) newExpr() *ast.Expr {
+	if len(d.exprSlab) == 0 {
+		d.exprSlab = make([]ast.Expr, slab/4)
+	}
+	x := &d.exprSlab[0]
+	d.exprSlab = d.exprSlab[1:]
+	return x
 }
 
 func (d *decoder) optTerm() *ast.Term {
@@ -531,6 +596,16 @@ func (d *decoder) optTerm() *ast.Term {
 		return nil
 	}
 	return d.term()
+}
+
+func (d *decoder) optLocatedTerm() *ast.Term {
+	if !d.bool() {
+		return nil
+	}
+	loc := d.location()
+	t := d.term()
+	t.Location = loc
+	return t
 }
 
 func (d *decoder) terms() []*ast.Term {
@@ -552,7 +627,7 @@ func (d *decoder) term() *ast.Term {
 		return ast.NullTerm()
 	}
 	defer d.leave()
-	t := &ast.Term{Location: d.location()}
+	t := d.newTerm()
 	switch tag := d.byte1(); tag {
 	case tNull:
 		t.Value = ast.Null{}
