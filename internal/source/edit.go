@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"sort"
 
 	"github.com/gpulint/gpulint/internal/finding"
@@ -49,13 +48,6 @@ type Op struct {
 	Value any
 }
 
-// explicitKey finds a YAML explicit-key indicator ("? ") at the start of
-// a line's content.
-var explicitKey = regexp.MustCompile(`(?m)^[ \t-]*\?([ \t]|$)`)
-
-// loneCR finds a carriage return that is not part of CRLF.
-var loneCR = regexp.MustCompile(`\r([^\n]|$)`)
-
 // errEditCheck marks an edit whose result failed re-parsing or did not
 // hold the requested value: a bug in this package, never in the input.
 var errEditCheck = errors.New("edit check failed")
@@ -75,24 +67,8 @@ func (f *File) Edits(doc int, ops []Op) ([]finding.Edit, error) {
 	if doc < 0 || doc >= len(f.Docs) {
 		return nil, fmt.Errorf("edit %s: no document %d (the file has %d)", f.Path, doc, len(f.Docs))
 	}
-	if loneCR.Match(f.Data) {
-		return nil, fmt.Errorf("edit %s: the file breaks lines with a lone carriage return, which gpulint does not edit; convert it to LF or CRLF", f.Path)
-	}
-	if f.Format == FormatYAML && explicitKey.Match(f.Data) {
-		return nil, fmt.Errorf("edit %s: the file uses explicit (?) keys, whose layout gpulint does not edit; change it by hand", f.Path)
-	}
-	if f.Format == FormatYAML && bytes.Contains(f.Data[bomLen(f.Data):], []byte("\ufeff")) {
-		// yaml.v3 (v3.0.1 yamlprivateh.go) tests is_bom at the start of its
-		// read buffer, not at the current character, so while the buffer
-		// starts with a U+FEFF (at the start of the text, or wherever a
-		// buffer refill puts one, quoted or not) it skips the first
-		// character of each line it scans from column 0, whatever that is,
-		// and counts it as a column. Where that happens moves when an edit
-		// shifts the text. YAML 1.2.2 allows the mark only before a document
-		// and inside quoted scalars (production [27] nb-char excludes it),
-		// and PyYAML reads a second one as content: no text we could insert
-		// reads the same in every parser.
-		return nil, fmt.Errorf("edit %s: the file holds a U+FEFF (byte-order mark) character after its start, which YAML parsers read differently; remove it, or write it as \\uFEFF in a double-quoted string", f.Path)
+	if err := f.editable(); err != nil {
+		return nil, err
 	}
 	b := &editBuf{orig: f.Data, cur: f.Data}
 	cur := f

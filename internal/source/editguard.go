@@ -1,0 +1,109 @@
+package source
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+)
+
+// explicitKey finds a YAML explicit-key indicator ("? ") at the start of
+// a line's content.
+var explicitKey = regexp.MustCompile(`(?m)^[ \t-]*\?([ \t]|$)`)
+
+// loneCR finds a carriage return that is not part of CRLF.
+var loneCR = regexp.MustCompile(`\r([^\n]|$)`)
+
+// editable refuses files whose layout the editor does not handle, before
+// any op runs, with the reason and what the user can change.
+func (f *File) editable() error {
+	if loneCR.Match(f.Data) {
+		return fmt.Errorf("edit %s: the file breaks lines with a lone carriage return, which gpulint does not edit; convert it to LF or CRLF", f.Path)
+	}
+	if f.Format != FormatYAML {
+		return nil
+	}
+	if explicitKey.Match(f.Data) {
+		return fmt.Errorf("edit %s: the file uses explicit (?) keys, whose layout gpulint does not edit; change it by hand", f.Path)
+	}
+	if bytes.Contains(f.Data[bomLen(f.Data):], []byte("\ufeff")) {
+		// yaml.v3 (v3.0.1 yamlprivateh.go) tests is_bom at the start of its
+		// read buffer, not at the current character, so while the buffer
+		// starts with a U+FEFF (at the start of the text, or wherever a
+		// buffer refill puts one, quoted or not) it skips the first
+		// character of each line it scans from column 0, whatever that is,
+		// and counts it as a column. Where that happens moves when an edit
+		// shifts the text. YAML 1.2.2 allows the mark only before a document
+		// and inside quoted scalars (production [27] nb-char excludes it),
+		// and PyYAML reads a second one as content: no text we could insert
+		// reads the same in every parser.
+		return fmt.Errorf("edit %s: the file holds a U+FEFF (byte-order mark) character after its start, which YAML parsers read differently; remove it, or write it as \\uFEFF in a double-quoted string", f.Path)
+	}
+	if off, ok := f.looseTab(); ok {
+		// yaml.v3 (v3.0.1 scannerc.go, yaml_parser_scan_to_next_token) and
+		// PyYAML skip only spaces at the start of a block-context line, so
+		// a tab there is an error, except where yaml.v3 reads the line
+		// while looking for more of a plain scalar. An edit that writes a
+		// quoted value or a new key before the line, or removes the plain
+		// scalar, makes the file unreadable.
+		return fmt.Errorf("edit %w", &Error{File: f.Path, Pos: f.PosAt(off), Msg: "the line is indented with a tab, which YAML allows here only after an unquoted value; replace the tab with spaces"})
+	}
+	return nil
+}
+
+// looseTab returns the offset of a tab in the indentation of a line that
+// no scalar or flow collection holds.
+func (f *File) looseTab() (int, bool) {
+	if bytes.IndexByte(f.Data, '\t') < 0 {
+		return 0, false
+	}
+	var tabs []int
+	for ls := bomLen(f.Data); ls < len(f.Data); ls = nextLine(f.Data, ls) {
+		for i := ls; i < len(f.Data) && isSpaceTab(f.Data[i]); i++ {
+			if f.Data[i] == '\t' {
+				tabs = append(tabs, i)
+				break
+			}
+		}
+	}
+	if len(tabs) == 0 {
+		return 0, false
+	}
+	held := make([]bool, len(tabs))
+	var visit func(n *Node) // the parse limits bound the tree
+	visit = func(n *Node) {
+		if n == nil {
+			return
+		}
+		if n.Kind == ScalarNode || n.Flow {
+			// Scalars and flow collections do not nest in one another, so
+			// each tab is marked at most once.
+			i := sort.SearchInts(tabs, n.Start.Offset+1)
+			for ; i < len(tabs) && tabs[i] < n.End.Offset; i++ {
+				held[i] = true
+			}
+			return
+		}
+		for _, it := range n.Items {
+			if within(it, n) {
+				visit(it)
+			}
+		}
+		for _, e := range n.Entries {
+			for _, c := range []*Node{e.Key, e.Value} {
+				if c != nil && within(c, n) {
+					visit(c)
+				}
+			}
+		}
+	}
+	for _, d := range f.Docs {
+		visit(d.Root)
+	}
+	for i, t := range tabs {
+		if !held[i] {
+			return t, true
+		}
+	}
+	return 0, false
+}
