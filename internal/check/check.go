@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -215,7 +216,11 @@ func (e *Engine) Eval(ctx context.Context, kind string, input map[string]any) ([
 	if len(pk.rules) == 0 {
 		return nil, nil
 	}
-	rs, err := pk.query.Eval(ctx, rego.EvalInput(input))
+	in, err := inputValue(input)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate policies: input: %w", err)
+	}
+	rs, err := pk.query.Eval(ctx, rego.EvalParsedInput(in))
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return nil, fmt.Errorf("policy evaluation cut off: %w", context.Cause(ctx))
@@ -288,6 +293,57 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, rego.PreparedEvalQuery, er
 		rego.StrictBuiltinErrors(false),
 	).PrepareForEval(context.Background())
 	return rs, q, err
+}
+
+// inputValue converts a document for evaluation directly, instead of the
+// JSON round trip rego.EvalInput makes (a tenth of a 1000-file run's CPU).
+// Numbers read as JSON would write them, so messages that print them do
+// not change.
+func inputValue(x any) (ast.Value, error) {
+	switch v := x.(type) {
+	case nil:
+		return ast.Null{}, nil
+	case bool:
+		return ast.Boolean(v), nil
+	case string:
+		return ast.String(v), nil
+	case int:
+		return ast.Number(strconv.Itoa(v)), nil
+	case int64:
+		return ast.Number(strconv.FormatInt(v, 10)), nil
+	case float64:
+		b, err := json.Marshal(v)
+		if err != nil {
+			// An infinity or NaN (a huge literal in a config): JSON has
+			// no spelling for it; OPA's own conversion does.
+			return ast.InterfaceToValue(v)
+		}
+		return ast.Number(b), nil
+	case json.Number:
+		return ast.Number(v), nil
+	case []any:
+		ts := make([]*ast.Term, len(v))
+		for i, e := range v {
+			ev, err := inputValue(e)
+			if err != nil {
+				return nil, err
+			}
+			ts[i] = ast.NewTerm(ev)
+		}
+		return ast.NewArray(ts...), nil
+	case map[string]any:
+		kvs := make([][2]*ast.Term, 0, len(v))
+		for k, e := range v {
+			ev, err := inputValue(e)
+			if err != nil {
+				return nil, err
+			}
+			kvs = append(kvs, [2]*ast.Term{ast.StringTerm(k), ast.NewTerm(ev)})
+		}
+		return ast.NewObject(kvs...), nil
+	}
+	// Anything else the way OPA converts it.
+	return ast.InterfaceToValue(x)
 }
 
 // findingsRef is data.<package>.findings, built without the parser.
