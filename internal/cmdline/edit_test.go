@@ -350,3 +350,51 @@ func TestSetBoolNoChange(t *testing.T) {
 		})
 	}
 }
+
+// TestInsertAfterEmptyQuotes adds a flag after a script whose last word
+// ends in an empty quoted string, in each YAML style, with the scalar's
+// end not given (as yaml.v3 does not give it). Single-quoted YAML doubles
+// each quote mark of the script, and the content's first half once passed
+// for the whole of it, so the flag landed inside the shell quotes and
+// joined the model's word.
+func TestInsertAfterEmptyQuotes(t *testing.T) {
+	styles := []struct {
+		name  string
+		style yaml.Style
+	}{
+		{"plain", 0}, {"double quoted", yaml.DoubleQuotedStyle}, {"single quoted", yaml.SingleQuotedStyle},
+		{"literal", yaml.LiteralStyle}, {"folded", yaml.FoldedStyle},
+	}
+	for _, script := range []string{"vllm serve 000000''", `vllm serve 000000""`, `vllm serve m\\`} {
+		for _, st := range styles {
+			t.Run(st.name+" "+script, func(t *testing.T) {
+				n := &yaml.Node{Kind: yaml.ScalarNode, Value: script, Style: st.style}
+				cmd := &yaml.Node{Kind: yaml.SequenceNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "sh"}, {Kind: yaml.ScalarNode, Value: "-c"}, n}}
+				src, err := yaml.Marshal(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "command"}, cmd}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, f := parseWith(t, asContainer, src)
+				edits, err := c.SetFlag("max-num-seqs", "7")
+				if err != nil {
+					t.Fatalf("set: %v", err)
+				}
+				fixed := applyEdits(t, f.src, edits)
+				c2, _ := parseWith(t, asContainer, fixed)
+				toks, err := ParseShell(c2.args[c2.script].Text)
+				if err != nil {
+					t.Fatalf("edited script does not lex: %v", err)
+				}
+				var got []string
+				for _, tok := range toks {
+					got = append(got, tok.Text)
+				}
+				before, _ := ParseShell(script)
+				want := []string{"vllm", "serve", before[2].Text, "--max-num-seqs", "7"}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("argv after the edit (-want +got):\n%s\n%q\n->\n%q", diff, src, fixed)
+				}
+			})
+		}
+	}
+}

@@ -49,6 +49,12 @@ func ScalarArg(src []byte, start, end int, text string) Arg {
 	}
 	known := end >= start && end <= len(src)
 	if !known {
+		// A quoted scalar ends at its closing quote. Finding it matters:
+		// a prefix of the content can equal the text while stopping inside
+		// an escape ('' or a backslash pair), leaving the end misplaced.
+		end, known = quotedEnd(src, start)
+	}
+	if !known {
 		end = len(src)
 	}
 	var quote byte
@@ -83,6 +89,28 @@ func ScalarArg(src []byte, start, end int, text string) Arg {
 		ce = cs + used
 	}
 	return Arg{Text: text, Raw: Span{Start: cs, End: ce}, Quote: quote, Source: string(src[cs:ce])}
+}
+
+// quotedEnd returns the offset just past the closing quote of the single-
+// or double-quoted YAML scalar at src[start], skipping a doubled quote
+// mark in the first and backslash escapes in the second. ok is false when
+// src[start] opens no quoted scalar or the quote is never closed.
+func quotedEnd(src []byte, start int) (int, bool) {
+	if start >= len(src) || src[start] != '"' && src[start] != '\'' {
+		return 0, false
+	}
+	q := src[start]
+	for i := start + 1; i < len(src); i++ {
+		switch {
+		case q == '"' && src[i] == '\\':
+			i++
+		case src[i] == q && q == '\'' && i+1 < len(src) && src[i+1] == '\'':
+			i++
+		case src[i] == q:
+			return i + 1, true
+		}
+	}
+	return 0, false
 }
 
 // posMap gives, for each byte i of an Arg's Text, the file bytes

@@ -25,6 +25,10 @@ func TestScalarArg(t *testing.T) {
 		{name: "folded block", yaml: "k: >-\n  vllm serve\n  --port 1\nj: 2\n", wantQuote: '>', wantRaw: "  vllm serve\n  --port 1"},
 		{name: "folded CRLF", yaml: "k: >\r\n  a\r\n  b\r\n", wantQuote: '>', wantRaw: "  a\r\n  b\r\n"},
 		{name: "double quoted folded", yaml: "k: \"a\n   b\\\n   c\"\n", wantQuote: '"', wantRaw: "a\n   b\\\n   c"},
+		// The content starts with the text but the text ends inside an
+		// escape: the end must come from the closing quote.
+		{name: "single quoted ending in doubled quotes", yaml: "k: 'serve m'''''\n", wantQuote: '\'', wantRaw: "serve m''''"},
+		{name: "double quoted ending in an escaped backslash", yaml: `k: "serve m\\\\"` + "\n", wantQuote: '"', wantRaw: `serve m\\\\`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
