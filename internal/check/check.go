@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -114,10 +115,11 @@ func WithBundle(data []byte) Option {
 func (e *Engine) Precompiled() bool { return e.bundle != nil }
 
 type preparedKind struct {
-	once  sync.Once
-	rules []*rules.Rule
-	query rego.PreparedEvalQuery
-	err   error
+	started atomic.Bool // Warm has begun preparing
+	once    sync.Once
+	rules   []*rules.Rule
+	query   rego.PreparedEvalQuery
+	err     error
 }
 
 // New returns an engine over the modules (built-in and custom). Custom
@@ -203,6 +205,16 @@ type RelatedPath struct {
 	// Ref names another document the rule was given (see lint), empty for
 	// the document under check.
 	Ref string
+}
+
+// Warm starts making the rules for kind ready in the background, so that
+// work overlaps with the caller's parsing and schema checks; Eval waits
+// for it. Only the first call for a kind starts anything.
+func (e *Engine) Warm(kind string) {
+	pk := e.prepared(kind)
+	if pk.started.CompareAndSwap(false, true) {
+		go pk.once.Do(func() { pk.rules, pk.query, pk.err = e.prepare(kind) })
+	}
 }
 
 // Eval runs the rules that apply to kind over input. Rule ids come from

@@ -16,6 +16,17 @@ const BundleFile = "bundle.bin"
 // the catalogs. custom lists extra policy directories (a team's own
 // rules); they run in the same sandbox.
 func BuildDeps(policies, schemas fs.FS, custom ...fs.FS) (Deps, error) {
+	// The GPU and model catalogs load beside the policies (each about a
+	// millisecond or two of a one-file run).
+	type resolved struct {
+		r   *TargetResolver
+		err error
+	}
+	targets := make(chan resolved, 1) // buffered: an early return leaves no goroutine blocked
+	go func() {
+		r, err := NewTargetResolver()
+		targets <- resolved{r, err}
+	}()
 	mods, err := rules.ParseModules(policies, false)
 	if err != nil {
 		return Deps{}, fmt.Errorf("load policies: %w", err)
@@ -45,8 +56,10 @@ func BuildDeps(policies, schemas fs.FS, custom ...fs.FS) (Deps, error) {
 	if schemas != nil {
 		d.Validator = normalize.NewValidator(schemas)
 	}
-	if d.Targets, err = NewTargetResolver(); err != nil {
-		return Deps{}, err
+	tr := <-targets
+	if tr.err != nil {
+		return Deps{}, tr.err
 	}
+	d.Targets = tr.r
 	return d, nil
 }

@@ -41,6 +41,9 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		// still reports its syntax error; a valid unknown file is skipped.
 		return fr, nil
 	}
+	// The kind's rules get ready while the documents are normalized and
+	// checked against their schema.
+	l.deps.Engine.Warm(string(fr.Kind))
 	subjects, fs := l.subjects(f, fr.Kind, proj)
 	fr.Findings = append(fr.Findings, fs...)
 	params := proj.params()

@@ -106,7 +106,38 @@ func (m Module) Parse() (*ast.Module, error) {
 	return mod, nil
 }
 
-var packageLine = regexp.MustCompile(`(?m)^package[ \t]+([A-Za-z_][A-Za-z0-9_.]*)[ \t]*(#.*)?$`)
+// packageName finds the package declaration: a line "package a.b.c",
+// optionally followed by a comment. A line scan, not a multi-line regular
+// expression, which cost a third of loading the built-in policies.
+func packageName(src string) (string, bool) {
+	for line := range strings.Lines(src) {
+		rest, ok := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "package")
+		if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
+			continue
+		}
+		rest = strings.TrimLeft(rest, " \t")
+		end := 0
+		for end < len(rest) && isNameByte(rest[end], end == 0) {
+			end++
+		}
+		name, tail := rest[:end], strings.TrimLeft(rest[end:], " \t")
+		if name == "" || (tail != "" && tail[0] != '#') {
+			continue
+		}
+		return name, true
+	}
+	return "", false
+}
+
+func isNameByte(c byte, first bool) bool {
+	switch {
+	case c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'):
+		return true
+	case !first && (c == '.' || (c >= '0' && c <= '9')):
+		return true
+	}
+	return false
+}
 
 // ParseModules reads every non-test .rego file under fsys: its package and
 // its METADATA block. Custom policies are also parsed at once, so a syntax
@@ -125,11 +156,11 @@ func ParseModules(fsys fs.FS, custom bool) ([]Module, error) {
 			return fmt.Errorf("read policy %s: %w", p, err)
 		}
 		m := Module{File: p, Source: string(src), Custom: custom}
-		pm := packageLine.FindStringSubmatch(m.Source)
-		if pm == nil {
+		pkg, ok := packageName(m.Source)
+		if !ok {
 			return fmt.Errorf("parse policy %s: no package declaration", p)
 		}
-		m.Package = pm[1]
+		m.Package = pkg
 		meta, err := readMetadata(m.Source)
 		if err != nil {
 			return fmt.Errorf("parse policy %s: %w", p, err)

@@ -70,3 +70,27 @@ package gpulint.rules.gpu999
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestPackageName(t *testing.T) {
+	cases := []struct {
+		src  string
+		want string
+		ok   bool
+	}{
+		{"package gpulint.rules.ds001\n", "gpulint.rules.ds001", true},
+		{"# METADATA\n# title: x\npackage a.b # trailing comment\n", "a.b", true},
+		{"package\ta_b\r\n\nx := 1\n", "a_b", true},
+		{"packages.x\npackage real\n", "real", true},
+		{"  package indented\n", "", false},
+		{"package 9lives\n", "", false},
+		{"package a b\n", "", false},
+		{"# package in.a.comment\n", "", false},
+		{"", "", false},
+	}
+	for _, tc := range cases {
+		got, ok := packageName(tc.src)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("packageName(%q) = %q, %v; want %q, %v", tc.src, got, ok, tc.want, tc.ok)
+		}
+	}
+}
