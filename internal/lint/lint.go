@@ -247,9 +247,26 @@ func readLimited(path string, maxBytes int64) ([]byte, error) {
 	if maxBytes > 0 {
 		r = io.LimitReader(f, maxBytes+1)
 	}
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	// Sized from the stat so a regular file is read into one buffer, one
+	// byte over to see the end; a file that grows meanwhile (or reports no
+	// size) grows the buffer.
+	size := st.Size() + 1
+	if size <= 1 || (maxBytes > 0 && size > maxBytes+1) {
+		size = 512
+	}
+	data := make([]byte, 0, size)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
 	}
 	if maxBytes > 0 && int64(len(data)) > maxBytes {
 		return nil, &source.Error{File: path, Pos: finding.Pos{Line: 1, Col: 1},
