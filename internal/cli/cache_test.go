@@ -75,3 +75,49 @@ func TestCacheNeverStale(t *testing.T) {
 		t.Errorf("--no-cache touched the cache (%d -> %d entries)", before, entries())
 	}
 }
+
+// TestCacheLauncher: a DeepSpeed file's result depends on the Accelerate
+// config that launches it (its process count is the world size). A
+// launcher that appears, changes or goes away beside an unchanged file is
+// never answered from the cache.
+func TestCacheLauncher(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"GPULINT_CACHE_DIR": t.TempDir()}
+	ds := write(t, dir, "ds.json", `{"train_batch_size": 32, "train_micro_batch_size_per_gpu": 4,
+ "gradient_accumulation_steps": 1, "bf16": {"enabled": true}, "zero_optimization": {"stage": 2}}
+`)
+	launcher := func(procs string) {
+		write(t, dir, "acc.yaml", "compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\n"+
+			"deepspeed_config:\n  deepspeed_config_file: ds.json\nnum_machines: 1\nnum_processes: "+procs+"\nmixed_precision: bf16\n")
+	}
+	lintDS := func() string {
+		t.Helper()
+		out, stderr, code := run(t, false, env, "lint", "--fail-on", "never", ds)
+		if code != 0 || stderr != "" {
+			t.Fatalf("code %d stderr %q", code, stderr)
+		}
+		return out
+	}
+	const mismatch = "batch-size-mismatch"
+	if out := lintDS(); strings.Contains(out, mismatch) {
+		t.Fatalf("without a launcher the world size is unknown, yet:\n%s", out)
+	}
+	launcher("2")
+	if out := lintDS(); !strings.Contains(out, mismatch) {
+		t.Errorf("a launcher that appeared was answered from the cache:\n%s", out)
+	}
+	launcher("8")
+	if out := lintDS(); strings.Contains(out, mismatch) {
+		t.Errorf("a changed launcher was answered from the cache:\n%s", out)
+	}
+	launcher("2")
+	if out := lintDS(); !strings.Contains(out, mismatch) {
+		t.Errorf("a changed launcher was answered from the cache:\n%s", out)
+	}
+	if err := os.Remove(filepath.Join(dir, "acc.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if out := lintDS(); strings.Contains(out, mismatch) {
+		t.Errorf("a removed launcher was answered from the cache:\n%s", out)
+	}
+}

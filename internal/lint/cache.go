@@ -24,12 +24,15 @@ import (
 type Cache struct {
 	dir  string
 	salt []byte
+	// cwd resolves relative paths for keys; read once, not per file.
+	cwd string
 }
 
 // NewCache opens a cache in dir. salt identifies everything run-wide that
 // results depend on (see Salt).
 func NewCache(dir string, salt []byte) *Cache {
-	return &Cache{dir: dir, salt: salt}
+	cwd, _ := os.Getwd()
+	return &Cache{dir: dir, salt: salt, cwd: cwd}
 }
 
 // Salt hashes the run-wide inputs of results: the version, every policy,
@@ -55,8 +58,7 @@ func Salt(version string, assets []fs.FS, opts Options) ([]byte, error) {
 		}
 	}
 	if opts.Project != nil {
-		fmt.Fprintf(h, "project %s\n", opts.Project.Path)
-		hashFile(h, opts.Project.Path)
+		fmt.Fprintf(h, "project %s %x\n", opts.Project.Path, opts.Project.digest)
 	}
 	return h.Sum(nil), nil
 }
@@ -102,26 +104,18 @@ func hashFS(h hash.Hash, fsys fs.FS) error {
 	return nil
 }
 
-func hashFile(h hash.Hash, path string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		fmt.Fprintf(h, "unreadable %v\n", err)
-		return
-	}
-	h.Write(data)
-}
-
 // key is the cache key of one file's content under a project.
-func (c *Cache) key(path string, data []byte, proj *Project, related []byte) string {
+func (c *Cache) key(path string, data []byte, proj *Project) string {
 	h := sha256.New()
 	h.Write(c.salt)
-	abs, _ := filepath.Abs(path)
+	abs := path
+	if !filepath.IsAbs(path) {
+		abs = filepath.Join(c.cwd, path)
+	}
 	fmt.Fprintf(h, "\npath %q %q\n", path, abs)
 	if proj != nil {
-		fmt.Fprintf(h, "project %s\n", proj.Path)
-		hashFile(h, proj.Path)
+		fmt.Fprintf(h, "project %s %x\n", proj.Path, proj.digest)
 	}
-	fmt.Fprintf(h, "related %x\n", related)
 	fmt.Fprintf(h, "data %d\n", len(data))
 	h.Write(data)
 	return hex.EncodeToString(h.Sum(nil))
@@ -138,6 +132,10 @@ type cacheEntry struct {
 	// Related are the other files the result depends on, with the
 	// content they had; a hit whose related files changed is a miss.
 	Related []relatedFile `json:"related,omitempty"`
+	// Launcher is the digest of the Accelerate config that launched a
+	// DeepSpeed file when it was checked; a hit under another (or no)
+	// launcher is a miss.
+	Launcher []byte `json:"launcher,omitempty"`
 }
 
 type cachedFinding struct {
@@ -168,8 +166,8 @@ func (c *Cache) get(key string) (cacheEntry, bool) {
 }
 
 // put stores a result; failures only cost a future miss.
-func (c *Cache) put(key string, fr FileResult) {
-	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: fr.related}
+func (c *Cache) put(key string, fr FileResult, launcher []byte) {
+	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: fr.related, Launcher: launcher}
 	for i, f := range fr.Findings {
 		e.Findings[i] = cachedFinding{Finding: f, Sev: f.Severity}
 	}

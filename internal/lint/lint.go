@@ -4,6 +4,7 @@
 package lint
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -207,13 +208,8 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 	if l.opts.Cache == nil {
 		return l.LintBytes(ctx, path, data)
 	}
-	var launcherSum []byte
-	if la := l.launcherFor(path); la != nil {
-		d := la.digest()
-		launcherSum = d.Sum[:]
-	}
-	key := l.opts.Cache.key(path, data, l.project(path), launcherSum)
-	if e, ok := l.opts.Cache.get(key); ok && stillValid(e.Related) {
+	key := l.opts.Cache.key(path, data, l.project(path))
+	if e, ok := l.opts.Cache.get(key); ok && stillValid(e.Related) && bytes.Equal(e.Launcher, l.launcherSum(path, e.Kind)) {
 		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings))}
 		for i, f := range e.Findings {
 			fr.Findings[i] = f.Finding
@@ -222,9 +218,26 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 	}
 	fr, err := l.LintBytes(ctx, path, data)
 	if err == nil && !fr.incomplete {
-		l.opts.Cache.put(key, fr)
+		l.opts.Cache.put(key, fr, l.launcherSum(path, fr.Kind))
 	}
 	return fr, err
+}
+
+// launcherSum names the Accelerate config that launches a DeepSpeed file
+// (nil when none does): a cached DeepSpeed result holds only while the
+// same launcher applies, since one may appear, change or go away beside
+// an unchanged file. Other kinds never consult a launcher, so a warm run
+// does not scan their directories.
+func (l *Linter) launcherSum(path string, kind source.Kind) []byte {
+	if kind != source.KindDeepSpeed {
+		return nil
+	}
+	la := l.launcherFor(path)
+	if la == nil {
+		return nil
+	}
+	d := la.digest()
+	return d.Sum[:]
 }
 
 // readLimited reads a file, refusing one over max bytes without reading it

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,6 +31,10 @@ type Project struct {
 	Policies []string
 	// Limits override the default safety limits for files under Root.
 	Limits ProjectLimits
+
+	// digest is the SHA-256 of the file as loaded: cache keys name the
+	// project by the content its settings came from.
+	digest [sha256.Size]byte
 }
 
 // ProjectLimits are the limits a project file may set; zero means unset.
@@ -82,7 +87,7 @@ func LoadProject(path string, v *normalize.Validator) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Project{Path: path, Root: filepath.Dir(path), Rules: map[string]RuleSetting{}}
+	p := &Project{Path: path, Root: filepath.Dir(path), Rules: map[string]RuleSetting{}, digest: sha256.Sum256(data)}
 	if len(f.Docs) == 0 || f.Docs[0].Root == nil {
 		return p, nil
 	}
