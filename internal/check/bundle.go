@@ -34,7 +34,7 @@ import (
 // current.
 
 // bundleMagic opens a bundle; the digit is the layout's version.
-const bundleMagic = "gpulint-policy-bundle1\n"
+const bundleMagic = "gpulint-policy-bundle2\n"
 
 // loadStages are the compiler stages run over precompiled modules. Every
 // other stage is a check or rewrite that BuildBundle already ran (the
@@ -111,6 +111,21 @@ func BuildBundle(mods []rules.Module) ([]byte, error) {
 		out = binary.AppendUvarint(out, uint64(len(name)))
 		out = append(out, name...)
 	}
+	// Each module's METADATA already read, under its source's digest
+	// (rules.ParseModulesCached).
+	out = binary.AppendUvarint(out, uint64(len(builtin)))
+	for _, m := range builtin {
+		meta, err := rules.EncodeMetadata(m)
+		if err != nil {
+			return nil, fmt.Errorf("build policy bundle: %s: %w", m.File, err)
+		}
+		sum := rules.SourceSum(m.Source)
+		out = binary.AppendUvarint(out, uint64(len(m.File)))
+		out = append(out, m.File...)
+		out = append(out, sum[:]...)
+		out = binary.AppendUvarint(out, uint64(len(meta)))
+		out = append(out, meta...)
+	}
 	out = binary.AppendUvarint(out, uint64(len(builtin)))
 	out = append(out, index...)
 	return append(out, body...), nil
@@ -143,6 +158,9 @@ func openBundle(data []byte, mods []rules.Module) (*bundle, error) {
 	rest = rest[sha256.Size:]
 	names, rest, err := readStrings(rest)
 	if err != nil {
+		return nil, err
+	}
+	if _, rest, err = readMetadataSection(rest); err != nil {
 		return nil, err
 	}
 	n, k := binary.Uvarint(rest)
@@ -233,6 +251,60 @@ func (b *bundle) load(mods []rules.Module) (*ast.Compiler, error) {
 		return nil, fmt.Errorf("policy bundle: %w", c.Errors)
 	}
 	return c, nil
+}
+
+// metaEntry is one module's cached metadata.
+type metaEntry struct {
+	sum  [sha256.Size]byte
+	data []byte
+}
+
+// readMetadataSection reads the modules' cached metadata.
+func readMetadataSection(data []byte) (map[string]metaEntry, []byte, error) {
+	n, k := binary.Uvarint(data)
+	if k <= 0 || n > uint64(len(data)) {
+		return nil, nil, errors.New("policy bundle metadata damaged")
+	}
+	data = data[k:]
+	out := make(map[string]metaEntry, n)
+	for range n {
+		file, rest, err := readString(data)
+		if err != nil || len(rest) < sha256.Size {
+			return nil, nil, errors.New("policy bundle metadata damaged")
+		}
+		var e metaEntry
+		copy(e.sum[:], rest)
+		rest = rest[sha256.Size:]
+		l, k := binary.Uvarint(rest)
+		if k <= 0 || l > uint64(len(rest)-k) {
+			return nil, nil, errors.New("policy bundle metadata damaged")
+		}
+		e.data = rest[k : k+int(l)]
+		out[file] = e
+		data = rest[k+int(l):]
+	}
+	return out, data, nil
+}
+
+// BundleMetadata returns the policies' metadata cached in a bundle, for
+// rules.ParseModulesCached; each entry serves only the exact source it was
+// read from. A damaged bundle yields an empty cache.
+func BundleMetadata(data []byte) rules.MetadataCache {
+	entries := map[string]metaEntry{}
+	if rest, ok := bytes.CutPrefix(data, []byte(bundleMagic)); ok && len(rest) >= sha256.Size {
+		if _, rest, err := readStrings(rest[sha256.Size:]); err == nil {
+			if m, _, err := readMetadataSection(rest); err == nil {
+				entries = m
+			}
+		}
+	}
+	return func(file string, sum [sha256.Size]byte) ([]byte, bool) {
+		e, ok := entries[file]
+		if !ok || e.sum != sum {
+			return nil, false
+		}
+		return e.data, true
+	}
 }
 
 // readString reads a length-prefixed string.

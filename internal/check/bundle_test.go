@@ -3,6 +3,8 @@ package check_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"reflect"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -63,6 +65,31 @@ func TestBundleCurrent(t *testing.T) {
 	}
 	if !e.Precompiled() {
 		t.Fatal("the committed bundle was not taken")
+	}
+	// Every module's metadata comes from the bundle, and the catalog built
+	// from it is the one built from the YAML.
+	hits := 0
+	cache := check.BundleMetadata(want)
+	counting := func(file string, sum [sha256.Size]byte) ([]byte, bool) {
+		b, ok := cache(file, sum)
+		if ok {
+			hits++
+		}
+		return b, ok
+	}
+	cached, err := rules.ParseModulesCached(policies.FS, false, counting)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits != len(mods) {
+		t.Fatalf("bundle metadata served %d of %d modules", hits, len(mods))
+	}
+	cc, err := rules.Load(cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cc.All(), cat.All()) {
+		t.Fatal("catalog from the bundle's metadata differs from the YAML's")
 	}
 }
 

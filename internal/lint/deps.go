@@ -27,7 +27,10 @@ func BuildDeps(policies, schemas fs.FS, custom ...fs.FS) (Deps, error) {
 		r, err := NewTargetResolver()
 		targets <- resolved{r, err}
 	}()
-	mods, err := rules.ParseModules(policies, false)
+	// The built-in policies precompiled (see check.BuildBundle), with their
+	// metadata already read; absent or stale, they are read from source.
+	bundle, _ := fs.ReadFile(policies, BundleFile)
+	mods, err := rules.ParseModulesCached(policies, false, check.BundleMetadata(bundle))
 	if err != nil {
 		return Deps{}, fmt.Errorf("load policies: %w", err)
 	}
@@ -43,10 +46,8 @@ func BuildDeps(policies, schemas fs.FS, custom ...fs.FS) (Deps, error) {
 		return Deps{}, err
 	}
 	var opts []check.Option
-	// The built-in policies precompiled (see check.BuildBundle); absent
-	// or stale, the engine compiles from source.
-	if b, err := fs.ReadFile(policies, BundleFile); err == nil {
-		opts = append(opts, check.WithBundle(b))
+	if bundle != nil {
+		opts = append(opts, check.WithBundle(bundle))
 	}
 	eng, err := check.New(mods, cat, opts...)
 	if err != nil {

@@ -143,6 +143,12 @@ func isNameByte(c byte, first bool) bool {
 // its METADATA block. Custom policies are also parsed at once, so a syntax
 // error in a team's policy is reported before any file is read.
 func ParseModules(fsys fs.FS, custom bool) ([]Module, error) {
+	return ParseModulesCached(fsys, custom, nil)
+}
+
+// ParseModulesCached is ParseModules taking each module's metadata from
+// cache when it holds it for exactly that module's source.
+func ParseModulesCached(fsys fs.FS, custom bool, cache MetadataCache) ([]Module, error) {
 	var mods []Module
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -161,11 +167,10 @@ func ParseModules(fsys fs.FS, custom bool) ([]Module, error) {
 			return fmt.Errorf("parse policy %s: no package declaration", p)
 		}
 		m.Package = pkg
-		meta, err := readMetadata(m.Source)
+		m.meta, err = cachedMetadata(cache, m)
 		if err != nil {
 			return fmt.Errorf("parse policy %s: %w", p, err)
 		}
-		m.meta = meta
 		if custom {
 			if _, err := m.Parse(); err != nil {
 				return err
@@ -179,6 +184,19 @@ func ParseModules(fsys fs.FS, custom bool) ([]Module, error) {
 	}
 	sort.Slice(mods, func(i, j int) bool { return mods[i].File < mods[j].File })
 	return mods, nil
+}
+
+// cachedMetadata returns the module's metadata from cache when it is there
+// and intact, else reads it from the source.
+func cachedMetadata(cache MetadataCache, m Module) (*metadata, error) {
+	if cache != nil {
+		if data, ok := cache(m.File, SourceSum(m.Source)); ok {
+			if meta, err := decodeMetadata(data); err == nil {
+				return meta, nil
+			}
+		}
+	}
+	return readMetadata(m.Source)
 }
 
 // readMetadata reads the "# METADATA" comment block that precedes the
