@@ -17,7 +17,9 @@ import (
 	"sync/atomic"
 
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
+	"github.com/open-policy-agent/opa/v1/storage"
+	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown"
 
 	"github.com/gpulint/gpulint/internal/rules"
 )
@@ -118,8 +120,52 @@ type preparedKind struct {
 	started atomic.Bool // Warm has begun preparing
 	once    sync.Once
 	rules   []*rules.Rule
-	query   rego.PreparedEvalQuery
+	query   *preparedQuery
 	err     error
+}
+
+// preparedQuery is one compiled query over a compiler's rules. Evaluation
+// goes through OPA's topdown evaluator directly: the rego package on top
+// of it brings bundles, loaders, Wasm and protobuf into the binary, whose
+// package initialisation every run paid for.
+type preparedQuery struct {
+	compiler *ast.Compiler
+	body     ast.Body
+	store    storage.Store // empty: the rules read only input
+}
+
+// resultVar holds the query's value.
+const resultVar = ast.Var("__gpulint_findings__")
+
+// eval evaluates the query over input; ctx cancels it.
+func (q *preparedQuery) eval(ctx context.Context, input ast.Value) (any, error) {
+	txn, err := q.store.NewTransaction(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer q.store.Abort(ctx, txn)
+	cancel := topdown.NewCancel()
+	stop := context.AfterFunc(ctx, cancel.Cancel)
+	defer stop()
+	qrs, err := topdown.NewQuery(q.body).
+		WithCompiler(q.compiler).
+		WithStore(q.store).
+		WithTransaction(txn).
+		WithInput(ast.NewTerm(input)).
+		WithCancel(cancel).
+		WithStrictBuiltinErrors(false).
+		Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(qrs) == 0 {
+		return nil, nil
+	}
+	t, ok := qrs[0][resultVar]
+	if !ok {
+		return nil, nil
+	}
+	return ast.JSON(t.Value)
 }
 
 // New returns an engine over the modules (built-in and custom). Custom
@@ -232,17 +278,17 @@ func (e *Engine) Eval(ctx context.Context, kind string, input map[string]any) ([
 	if err != nil {
 		return nil, fmt.Errorf("evaluate policies: input: %w", err)
 	}
-	rs, err := pk.query.Eval(ctx, rego.EvalParsedInput(in))
+	v, err := pk.query.eval(ctx, in)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return nil, fmt.Errorf("policy evaluation cut off: %w", context.Cause(ctx))
 		}
 		return nil, fmt.Errorf("evaluate policies: %w", err)
 	}
-	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+	if v == nil {
 		return nil, nil
 	}
-	return decode(pk.rules, rs[0].Expressions[0].Value)
+	return decode(pk.rules, v)
 }
 
 func (e *Engine) prepared(kind string) *preparedKind {
@@ -258,7 +304,7 @@ func (e *Engine) prepared(kind string) *preparedKind {
 
 // prepare compiles the library modules and the rules for one kind, and
 // prepares one query over their findings.
-func (e *Engine) prepare(kind string) ([]*rules.Rule, rego.PreparedEvalQuery, error) {
+func (e *Engine) prepare(kind string) ([]*rules.Rule, *preparedQuery, error) {
 	var mods []rules.Module
 	var candidates []*rules.Rule
 	for _, m := range e.mods {
@@ -282,7 +328,7 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, rego.PreparedEvalQuery, er
 		c, err = e.compile(mods)
 	}
 	if err != nil {
-		return nil, rego.PreparedEvalQuery{}, err
+		return nil, nil, err
 	}
 	var rs []*rules.Rule
 	for _, r := range candidates {
@@ -292,19 +338,19 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, rego.PreparedEvalQuery, er
 	}
 	sort.Slice(rs, func(i, j int) bool { return rs[i].ID < rs[j].ID })
 	if len(rs) == 0 {
-		return nil, rego.PreparedEvalQuery{}, nil
+		return nil, nil, nil
 	}
-	parts := make([]string, len(rs))
+	// __gpulint_findings__ = [data.<rule>.findings, ...]
+	terms := make([]*ast.Term, len(rs))
 	for i, r := range rs {
-		parts[i] = "data." + r.Package + ".findings"
+		terms[i] = ast.RefTerm(findingsRef(r.Package)...)
 	}
-	q, err := rego.New(
-		rego.Query("["+strings.Join(parts, ", ")+"]"),
-		rego.Compiler(c),
-		rego.Capabilities(capabilities()),
-		rego.StrictBuiltinErrors(false),
-	).PrepareForEval(context.Background())
-	return rs, q, err
+	query := ast.NewBody(ast.Equality.Expr(ast.VarTerm(string(resultVar)), ast.ArrayTerm(terms...)))
+	body, err := c.QueryCompiler().Compile(query)
+	if err != nil {
+		return nil, nil, fmt.Errorf("compile query: %w", err)
+	}
+	return rs, &preparedQuery{compiler: c, body: body, store: inmem.New()}, nil
 }
 
 // inputValue converts a document for evaluation directly, instead of the
