@@ -151,8 +151,17 @@ func (f *File) replaceText(d *Document, s step, v any) ([]finding.Edit, error) {
 		return []finding.Edit{{Start: start, End: end, NewText: f.blockValue(d, v, f.col0(n.Start))}}, nil
 	}
 	if s.parent == nil || s.parent.Kind == SeqNode {
-		// Root or "- item": the block starts where the scalar was.
-		return []finding.Edit{{Start: start, End: end, NewText: f.blockValue(d, v, f.col0(n.Start))}}, nil
+		// Root or "- item": the block starts where the scalar was, after
+		// a blank that an empty item ("-" alone) lacks.
+		prefix := ""
+		if start == end {
+			prefix = f.emptyValuePrefix(start)
+			if rest := f.restOfLine(end); strings.TrimRight(rest, " \t") == "" {
+				end += len(rest) // trailing blanks would trail the block
+			}
+		}
+		indent := f.col0(n.Start) + len(prefix)
+		return []finding.Edit{{Start: start, End: end, NewText: prefix + f.blockValue(d, v, indent)}}, nil
 	}
 	// "key: scalar" becomes "key:" and a nested block.
 	key := s.parent.Entries[s.at].Key
