@@ -118,6 +118,11 @@ func (f *File) replaceText(d *Document, s step, v any) ([]finding.Edit, error) {
 	if flow || n.Flow || s.parent == nil && !f.startsLine(start) && isCollection(v) {
 		return f.replaceFlowYAML(s, v, flow)
 	}
+	if n.Kind == ScalarNode && isCollection(v) && hasAnchor(f.Data, start, end) {
+		// Aliases of it would lose their anchor (a scalar's anchor stays
+		// when a scalar replaces it).
+		return nil, errors.New("cannot replace a value that has an anchor with a list or map; change it by hand")
+	}
 	if !isCollection(v) {
 		text, err := yamlScalar(v, scalarStyle(n), false)
 		if err != nil {
@@ -287,6 +292,21 @@ func (f *File) scalarEdit(n *Node, text string) finding.Edit {
 		text = f.emptyValuePrefix(start) + text
 	}
 	return finding.Edit{Start: start, End: end, NewText: text}
+}
+
+// hasAnchor reports whether the properties at the start of the YAML node
+// text data[start:end] include an anchor.
+func hasAnchor(data []byte, start, end int) bool {
+	for i := start; ; {
+		j := skipBlank(data[:end], i)
+		if j >= end || (data[j] != '&' && data[j] != '!') {
+			return false
+		}
+		if data[j] == '&' {
+			return true
+		}
+		i = propEnd(data[:end], j)
+	}
 }
 
 // emptyValueEdit writes text as the value of a map entry whose value is
