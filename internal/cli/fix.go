@@ -60,7 +60,7 @@ printed. Exit codes as lint, for the findings that remain.`,
 	cmd.Flags().BoolVar(&opts.Tune, "tune", false, "also apply the tuner's sizing proposals")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 when findings at or above this level remain: error, warning, info, never")
 	cmd.Flags().StringVar(&opts.Color, "color", "auto", "color output: auto, always, never")
-	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "files checked at once (default: number of CPUs)")
+	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "files checked at once, and CPUs used (default: number of CPUs)")
 	opts.Target.register(cmd)
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -86,7 +87,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it;
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.Formats(), ", "))
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings at or above: error, warning, info, never")
 	cmd.Flags().StringVar(&opts.Color, "color", "auto", "color output: auto, always, never")
-	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "files checked at once (default: number of CPUs)")
+	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "files checked at once, and CPUs used (default: number of CPUs)")
 	opts.Target.register(cmd)
 	return cmd
 }
@@ -217,6 +218,12 @@ func lintPaths(ctx context.Context, f *Factory, paths []string, t TargetFlags, w
 		ctx = context.Background()
 	}
 	f.IO.SetColorMode(color)
+	// --workers N also bounds the CPUs the run uses (the garbage collector
+	// and background loading included), as a CI job sharing a machine
+	// expects of a one-worker run.
+	if workers > 0 && workers < runtime.GOMAXPROCS(0) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
+	}
 	l, files, _, err := prepareRun(f, paths, t, workers)
 	if err != nil {
 		return nil, nil, err
