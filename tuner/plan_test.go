@@ -280,7 +280,7 @@ func TestMakePlanHeadroom(t *testing.T) {
 	c := testCatalog(t)
 	m, g := mustModel(t, c, "meta-llama/Llama-3.1-8B"), mustGPU(t, c, "H100-80GB")
 	prev := 0
-	for _, h := range []float64{0.20, 0.15, 0.10} {
+	for _, h := range []float64{0.50, 0.30, 0.20, 0.15, 0.10, 0.05} {
 		p := makePlan(t, PlanRequest{Model: m, GPU: g, GPUs: 8, Current: Workload{Kind: Train}, Headroom: h})
 		if want := int64(float64(g.UsableBytes) * (1 - h)); p.Limit != want || p.Headroom != h {
 			t.Errorf("headroom %.2f: limit %d (headroom %.2f), want %d", h, p.Limit, p.Headroom, want)
@@ -309,8 +309,8 @@ func TestMakePlanErrors(t *testing.T) {
 		{"no gpus", func(r *PlanRequest) { r.GPUs = 0 }, "gpus must be at least 1"},
 		{"nodes do not divide", func(r *PlanRequest) { r.Nodes = 3 }, "do not divide evenly over 3 nodes"},
 		{"no kind", func(r *PlanRequest) { r.Current.Kind = "" }, "no kind"},
-		{"headroom too small", func(r *PlanRequest) { r.Headroom = 0.05 }, "headroom 0.05 is outside 0.10-0.20"},
-		{"headroom too large", func(r *PlanRequest) { r.Headroom = 0.5 }, "outside"},
+		{"headroom too small", func(r *PlanRequest) { r.Headroom = 0.04 }, "headroom 0.04 is outside 0.05-0.50"},
+		{"headroom too large", func(r *PlanRequest) { r.Headroom = 0.6 }, "outside"},
 		{"negative global batch", func(r *PlanRequest) { r.GlobalBatch = -1 }, "must not be negative"},
 		{"bad precision", func(r *PlanRequest) { r.Current.Precision = "fp4" }, `unknown precision "fp4"`},
 		{"tp does not divide the gpus", func(r *PlanRequest) { r.Current.TensorParallel = 16 }, "not a multiple"},

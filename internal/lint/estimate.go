@@ -2,15 +2,51 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/tuner"
 )
 
-// estimateHeadroom is the share of capacity a fitting micro batch leaves
-// free (fragmentation, NCCL, CUDA graphs), as vram-overcommit's default.
-const estimateHeadroom = 0.10
+// defaultHeadroom is the share of capacity a fitting workload leaves free
+// (fragmentation, NCCL, CUDA graphs): vram-overcommit's default, which a
+// project sets with rules: {vram-overcommit: {params: {headroom: H}}}.
+const defaultHeadroom = 0.10
+
+// headroom is the target's headroom, the default when unset.
+func (t Target) headroom() float64 {
+	if t.Headroom > 0 && t.Headroom < 1 {
+		return t.Headroom
+	}
+	return defaultHeadroom
+}
+
+// headroomParam reads vram-overcommit's headroom from rule parameters
+// keyed by slug (0 when unset), brought within the tuner's bounds, and
+// writes the value used back into params. The memory rule, the largest
+// fitting micro batch, the ZeRO and fine-tuning alternatives and the
+// tuner's plan all use that one value, so a rule's message, its fix and
+// the plan agree on what fits.
+func headroomParam(params map[string]any) float64 {
+	ps, _ := params["vram-overcommit"].(map[string]any)
+	var h float64
+	switch v := ps["headroom"].(type) {
+	case float64:
+		h = v
+	case int64:
+		h = float64(v)
+	case int:
+		h = float64(v)
+	default:
+		return 0
+	}
+	h = min(max(h, tuner.MinPlanHeadroom), tuner.MaxPlanHeadroom)
+	cp := maps.Clone(ps)
+	cp["headroom"] = h
+	params["vram-overcommit"] = cp
+	return h
+}
 
 // maxMicroBatch bounds the micro-batch search (DeepSpeed's autotuner uses
 // the same ceiling, memory-model.md §7).
@@ -181,25 +217,25 @@ func (t Target) estimate(w *normalize.Workload) map[string]any {
 	}
 	switch tw.Kind {
 	case tuner.Train, tuner.LoRA, tuner.QLoRA:
-		out["max_micro_batch"] = int64(maxFittingMicroBatch(t.Model, tt, tw))
+		out["max_micro_batch"] = int64(maxFittingMicroBatch(t.Model, tt, tw, t.headroom()))
 		_, zero := w.Get("zero.stage")
 		_, fsdp := w.Get("fsdp.sharding")
 		if zero || fsdp {
-			out["stages"] = zeroStages(t.Model, tt, tw)
+			out["stages"] = zeroStages(t.Model, tt, tw, t.headroom())
 		}
 	}
 	if k, _ := w.Get("kind"); k == "finetune" {
-		out["alternatives"] = finetuneAlternatives(t.Model, tt, tw)
+		out["alternatives"] = finetuneAlternatives(t.Model, tt, tw, t.headroom())
 	}
 	return out
 }
 
 // zeroStages estimates the workload at each ZeRO stage, keeping the
 // offload settings the stage supports (optimizer offload from stage 1,
-// parameter offload only at stage 3: deepspeed.md §4, §4.1). fits uses the
-// default headroom, as max_micro_batch does.
-func zeroStages(m *tuner.Model, tt tuner.Target, tw tuner.Workload) map[string]any {
-	limit := int64(float64(tt.Capacity) * (1 - estimateHeadroom))
+// parameter offload only at stage 3: deepspeed.md §4, §4.1). fits leaves
+// headroom free, as max_micro_batch does.
+func zeroStages(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom float64) map[string]any {
+	limit := int64(float64(tt.Capacity) * (1 - headroom))
 	out := map[string]any{}
 	for stage := 0; stage <= 3; stage++ {
 		sw := tw
@@ -220,9 +256,9 @@ func zeroStages(m *tuner.Model, tt tuner.Target, tw tuner.Workload) map[string]a
 }
 
 // maxFittingMicroBatch is the largest micro batch whose estimate leaves
-// the default headroom free (0 when even 1 does not fit).
-func maxFittingMicroBatch(m *tuner.Model, tt tuner.Target, tw tuner.Workload) int {
-	limit := int64(float64(tt.Capacity) * (1 - estimateHeadroom))
+// headroom free (0 when even 1 does not fit).
+func maxFittingMicroBatch(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom float64) int {
+	limit := int64(float64(tt.Capacity) * (1 - headroom))
 	fits := func(mb int) bool {
 		tw.MicroBatch = mb
 		e, err := tuner.EstimateMemory(m, tt, tw)

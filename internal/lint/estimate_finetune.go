@@ -181,13 +181,13 @@ func finetunePrecision(precision, recipe, modelDtype string, kind tuner.Workload
 }
 
 // finetuneAlternatives estimates what the recipe's advice rules compare
-// against, each {total, fits} with the default headroom: the same run
+// against, each {total, fits} leaving headroom free: the same run
 // without activation checkpointing, a LoRA run of the same model on one
 // GPU (for a full fine-tune), the full fine-tune at ZeRO-2 without offload
 // (what it needs without ZeRO-3 or offload), and the same adapters on a
 // bf16 base (for a 4-bit base).
-func finetuneAlternatives(m *tuner.Model, tt tuner.Target, tw tuner.Workload) map[string]any {
-	limit := int64(float64(tt.Capacity) * (1 - estimateHeadroom))
+func finetuneAlternatives(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom float64) map[string]any {
+	limit := int64(float64(tt.Capacity) * (1 - headroom))
 	est := func(w tuner.Workload) (map[string]any, bool) {
 		e, err := tuner.EstimateMemory(m, tt, w)
 		if err != nil {

@@ -46,8 +46,10 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	l.deps.Engine.Warm(string(fr.Kind))
 	subjects, fs := l.subjects(f, fr.Kind, proj)
 	fr.Findings = append(fr.Findings, fs...)
-	params := proj.params()
+	params := l.ruleParams(proj)
+	headroom := headroomParam(params)
 	for _, s := range subjects {
+		s.tgt.Headroom = headroom
 		if s.launcher != nil && s.tgt.GPUsAt != nil {
 			fr.related = append(fr.related, s.launcher.digest())
 		}
@@ -67,6 +69,20 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	fr.Findings = proj.apply(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)
 	return fr, nil
+}
+
+// ruleParams returns the project's rule parameters keyed by rule slug,
+// the key rules read them under, whether the project file named the rule
+// by id or by slug.
+func (l *Linter) ruleParams(proj *Project) map[string]any {
+	out := map[string]any{}
+	for k, v := range proj.params() {
+		if r, ok := l.deps.Catalog.Lookup(k); ok {
+			k = r.Slug
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // subjects builds the evaluation units of a file, and the schema findings

@@ -222,7 +222,8 @@ func (p *Project) target(path string) *TargetRule {
 	return nil
 }
 
-// params returns rule parameters keyed by rule slug.
+// params returns rule parameters keyed as the project file names the rule
+// (id or slug; Linter.ruleParams keys them by slug).
 func (p *Project) params() map[string]any {
 	out := map[string]any{}
 	if p == nil {

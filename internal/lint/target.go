@@ -25,6 +25,9 @@ type Target struct {
 	Nodes   int
 	Model   *tuner.Model
 	ModelID string
+	// Headroom is the share of capacity a workload must leave free (the
+	// project's vram-overcommit headroom); 0 means the default.
+	Headroom float64
 }
 
 // targetHints are what a manifest says about the hardware a container

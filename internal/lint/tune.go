@@ -25,7 +25,7 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 	}
 	// The same headroom the memory rules use, so a rule's fix and the
 	// plan agree on what fits.
-	req := tuner.PlanRequest{Model: t.Model, GPU: t.GPU, GPUs: max(t.GPUs, 1), Nodes: t.Nodes, Current: cur, Headroom: estimateHeadroom}
+	req := tuner.PlanRequest{Model: t.Model, GPU: t.GPU, GPUs: max(t.GPUs, 1), Nodes: t.Nodes, Current: cur, Headroom: t.headroom()}
 	if v, ok := s.work.Get("batch.accumulation"); ok {
 		if n, ok := v.(int64); ok {
 			req.GradientAccumulation = int(n)
