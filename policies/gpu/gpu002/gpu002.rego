@@ -51,7 +51,7 @@ findings contains f if {
 }
 
 # The fix keeps the global batch: accumulation shrinks by the same factor.
-with_batch_fix(f, fit) := lib.with_fix(f, sprintf("set train_micro_batch_size_per_gpu to %d and gradient_accumulation_steps to %d", [new_micro, acc / (new_micro / micro)]), [
+with_batch_fix(f, fit) := lib.with_fix(f, sprintf("set train_micro_batch_size_per_gpu to %d and gradient_accumulation_steps to %d%s", [new_micro, acc / (new_micro / micro), kept_note(micro, acc, new_micro, fit)]), [
 	lib.set_op(["train_micro_batch_size_per_gpu"], new_micro),
 	lib.set_op(["gradient_accumulation_steps"], acc / (new_micro / micro)),
 ]) if {
@@ -66,6 +66,12 @@ with_batch_fix(f, fit) := lib.with_fix(f, sprintf("set train_micro_batch_size_pe
 	not input.workload.batch.global
 	not is_number(input.workload.batch.accumulation)
 } else := f
+
+# kept_note explains a new micro batch below what fits: only micro × k with
+# k dividing the accumulation keeps the global batch.
+kept_note(micro, acc, new_micro, fit) := "" if {
+	new_micro == fit
+} else := sprintf(" (%d, not %d: the largest micro batch that keeps %d samples per GPU per optimizer step)", [new_micro, fit, micro * acc])
 
 # largest_divisor_step is the largest micro × k (k divides accumulation)
 # that fits, so the global batch stays the same.
@@ -102,7 +108,7 @@ findings contains f if {
 			"%s is %d but %s holds a micro batch of %d for this model (%s); gradient accumulation (%d steps) is doing serially what the GPU could do at once",
 			[mk[count(mk) - 1], micro, lib.gpu_name, fit, input.estimate.summary, acc],
 		))),
-		sprintf("set %s to %d and %s to %d", [mk[count(mk) - 1], new_micro, ak[count(ak) - 1], acc / (new_micro / micro)]),
+		sprintf("set %s to %d and %s to %d%s", [mk[count(mk) - 1], new_micro, ak[count(ak) - 1], acc / (new_micro / micro), kept_note(micro, acc, new_micro, fit)]),
 		[lib.set_op(mk, new_micro), lib.set_op(ak, acc / (new_micro / micro))],
 	)
 }
