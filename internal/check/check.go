@@ -1,7 +1,9 @@
 // Package check evaluates the Rego rules over canonical documents. Policies
 // are compiled once per run in a sandbox (no network, no environment, no
-// nondeterministic built-ins); one prepared query per document kind is
-// shared by all workers.
+// nondeterministic built-ins), or loaded precompiled from the bundle the
+// built-in policies ship in (bundle.go); one prepared query per document
+// kind is shared by all workers and evaluated with OPA's topdown
+// evaluator.
 package check
 
 import (
