@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 
@@ -198,8 +199,15 @@ func (f *File) commaAfter(from, to int) int {
 		case '#':
 			i = f.lineEnd(i)
 		case '/':
-			if i+1 < to && f.Data[i+1] == '/' {
+			switch {
+			case i+1 < to && f.Data[i+1] == '/':
 				i = f.lineEnd(i)
+			case i+1 < to && f.Data[i+1] == '*':
+				end := bytes.Index(f.Data[i+2:to], []byte("*/"))
+				if end < 0 {
+					return -1
+				}
+				i += 2 + end + 1
 			}
 		}
 	}

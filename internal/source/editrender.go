@@ -90,14 +90,29 @@ func (f *File) endsWithNewline() bool {
 	return len(f.Data) > 0 && f.Data[len(f.Data)-1] == '\n'
 }
 
-// isCommentStart reports whether s (after white space) starts a comment in
-// f's syntax.
+// isCommentStart reports whether s, the rest of a line, is (after white
+// space) a comment in f's syntax that runs to the end of the line. A JSON
+// block comment counts only when it closes on the line with nothing but
+// blanks or another such comment after it: text after it ("/* c */}"), or
+// a comment going on past the line, must not be taken for comment.
 func (f *File) isCommentStart(s string) bool {
 	s = strings.TrimLeft(s, " \t")
-	if strings.HasPrefix(s, "#") {
+	switch {
+	case strings.HasPrefix(s, "#"):
 		return true
+	case f.Format != FormatJSON:
+		return false
+	case strings.HasPrefix(s, "//"):
+		return true
+	case strings.HasPrefix(s, "/*"):
+		end := strings.Index(s[2:], "*/")
+		if end < 0 {
+			return false
+		}
+		rest := strings.TrimLeft(s[2+end+2:], " \t")
+		return rest == "" || f.isCommentStart(rest)
 	}
-	return f.Format == FormatJSON && (strings.HasPrefix(s, "//") || strings.HasPrefix(s, "/*"))
+	return false
 }
 
 // Scalar rendering.
