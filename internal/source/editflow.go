@@ -92,7 +92,13 @@ func (f *File) flowInsert(c *Node, key string, v any) ([]finding.Edit, error) {
 		if f.Format == FormatJSON {
 			return jsonQuote(key) + f.colonSep(c) + val, nil
 		}
-		return yamlFlowKey(key, dq) + f.colonSep(c) + val, nil
+		k, sep := yamlFlowKey(key, dq), f.colonSep(c)
+		if strings.HasSuffix(sep, ":") && !strings.HasPrefix(k, `"`) {
+			// Only after a quoted (JSON-like) key may the value touch the
+			// ':'; after a plain key, "k:v" is one plain scalar.
+			sep += " "
+		}
+		return k + sep + val, nil
 	}
 	if len(spans) == 0 {
 		if f.line(open) == f.line(closeAt) {
