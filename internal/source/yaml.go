@@ -203,6 +203,9 @@ func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 			if err != nil {
 				return converted{}, err
 			}
+			if n.Flow && n.Kind == MapNode && i%2 == 1 && isEmptyNull(child) {
+				c.placeEmptyValue(&cr, n.Entries[len(n.Entries)-1].Key)
+			}
 			r.size = min(r.size+cr.size, c.lim.MaxNodes+1)
 			r.height = max(r.height, cr.height+1)
 			r.end = max(r.end, cr.end)
@@ -246,6 +249,24 @@ func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 		c.done[yn] = convInfo{node: n, size: r.size, height: r.height}
 	}
 	return r, nil
+}
+
+// placeEmptyValue puts the empty value of a flow map entry right after its
+// key's ':' (or at the key's end when it has none, as in "{a, b}").
+// yaml.v3 (v3.0.1) can give the empty value of a brace-less pair in a flow
+// sequence a column past its ':', even past the sequence's ']' when the
+// pair is not on the file's first line, which stretched the collections
+// holding it over the brackets that close them.
+func (c *yamlConv) placeEmptyValue(cr *converted, key *Node) {
+	p := key.End.Offset
+	i := p
+	for i < len(c.f.Data) && isSpaceTab(c.f.Data[i]) {
+		i++
+	}
+	if i < len(c.f.Data) && c.f.Data[i] == ':' {
+		p = i + 1
+	}
+	cr.node.Start, cr.node.End, cr.end = c.f.PosAt(p), c.f.PosAt(p), p
 }
 
 func (c *yamlConv) alias(yn *yaml.Node, depth, start int) (converted, error) {
