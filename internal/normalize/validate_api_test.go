@@ -204,3 +204,41 @@ func TestSortViolations(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestEditDistanceRows holds the rolling-row distance equal to the full
+// table's, on names longer than the stack buffer too.
+func TestEditDistanceRows(t *testing.T) {
+	full := func(a, b string) int {
+		rows := make([][]int, len(a)+1)
+		for i := range rows {
+			rows[i] = make([]int, len(b)+1)
+			rows[i][0] = i
+		}
+		for j := range rows[0] {
+			rows[0][j] = j
+		}
+		for i := 1; i <= len(a); i++ {
+			for j := 1; j <= len(b); j++ {
+				cost := 1
+				if a[i-1] == b[j-1] {
+					cost = 0
+				}
+				d := min(rows[i-1][j]+1, rows[i][j-1]+1, rows[i-1][j-1]+cost)
+				if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+					d = min(d, rows[i-2][j-2]+1)
+				}
+				rows[i][j] = d
+			}
+		}
+		return rows[len(a)][len(b)]
+	}
+	words := []string{"", "a", "ab", "ba", "zero_optimization", "zero_optimisation", "train_micro_batch_size_per_gpu",
+		"train_batch_size", "gradient_accumulation_steps", strings.Repeat("ab", 70), strings.Repeat("ba", 71) + "c"}
+	for _, a := range words {
+		for _, b := range words {
+			if got, want := editDistance(a, b), full(a, b); got != want {
+				t.Errorf("editDistance(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+}
