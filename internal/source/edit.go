@@ -215,6 +215,9 @@ func (f *File) opEdits(d *Document, kind OpKind, path []any, v any) ([]finding.E
 				return nil, errThroughAlias
 			}
 		}
+		if kind == Set && longKey(path, v) {
+			return nil, errLongKey
+		}
 	}
 	switch kind {
 	case Set:

@@ -292,3 +292,37 @@ func TestTrimLines(t *testing.T) {
 		})
 	}
 }
+
+// TestEditsLongKeys checks YAML's limit on keys written without '?': the
+// ':' must come within 1024 characters of the key's start, so longer keys
+// are refused rather than written into a file that no longer parses.
+func TestEditsLongKeys(t *testing.T) {
+	long, fits := strings.Repeat("k", 1100), strings.Repeat("k", 1000)
+	tests := []struct {
+		name, in string
+		op       Op
+		wantErr  bool
+	}{
+		{"existing key without a colon", "{" + long + ", b: 1}\n", Op{Kind: Set, Path: []any{long}, Value: 1}, true},
+		{"new block key", "a: 1\n", Op{Kind: Set, Path: []any{long}, Value: 1}, true},
+		{"new flow key", "{a: 1}\n", Op{Kind: Set, Path: []any{long, "x"}, Value: 1}, true},
+		{"key inside the value", "a: 1\n", Op{Kind: Set, Path: []any{"b"}, Value: map[string]any{"c": []any{map[string]any{long: 1}}}}, true},
+		{"long string value", "a: 1\n", Op{Kind: Set, Path: []any{"b"}, Value: []any{long}}, false},
+		{"key within the limit", "{" + fits + ", b: 1}\n", Op{Kind: Set, Path: []any{fits}, Value: 1}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := Parse("f.yaml", []byte(tc.in), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.Edits(0, []Op{tc.op})
+			if got := errors.Is(err, errLongKey); got != tc.wantErr {
+				t.Errorf("refused for a long key: %v, want %v (error %v)", got, tc.wantErr, err)
+			}
+			if !tc.wantErr && err != nil {
+				t.Errorf("edit failed: %v", err)
+			}
+		})
+	}
+}

@@ -2,9 +2,11 @@ package source
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
+	"unicode/utf8"
 )
 
 // explicitKey finds a YAML explicit-key indicator ("? ") at the start of
@@ -106,4 +108,51 @@ func (f *File) looseTab() (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// maxImplicitKey is how far, in characters, the ':' after a YAML key
+// written without '?' may be from the key's start. YAML 1.2.2 section
+// 7.4.2: "the ':' indicator must appear at most 1024 Unicode characters
+// beyond the start of the key"; yaml.v3 and PyYAML enforce it.
+const maxImplicitKey = 1024
+
+// errLongKey refuses to write a key past maxImplicitKey.
+var errLongKey = errors.New("a key longer than 1024 characters cannot be written without YAML's '?' form; change it by hand")
+
+// longKey reports whether a path, or a normalized value's maps, hold a
+// key whose double-quoted form would pass maxImplicitKey. Keys are written
+// plain or double-quoted right before their ':', so that form bounds the
+// distance.
+func longKey(path []any, v any) bool {
+	for _, p := range path {
+		if k, ok := p.(string); ok && tooLongKey(k) {
+			return true
+		}
+	}
+	return longValueKey(v)
+}
+
+func longValueKey(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if longValueKey(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if tooLongKey(k) || longValueKey(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tooLongKey reports whether k, double-quoted, passes maxImplicitKey. A
+// byte takes at most 6 characters quoted (\uXXXX), so short keys pass
+// without rendering.
+func tooLongKey(k string) bool {
+	return len(k)*6+2 > maxImplicitKey && utf8.RuneCountInString(yamlDoubleQuote(k)) > maxImplicitKey
 }
