@@ -107,7 +107,14 @@ func (f *File) flowInsert(c *Node, key string, v any) ([]finding.Edit, error) {
 		}
 		indent := f.indentAt(closeAt) + f.jsonUnit()
 		m, err := render(indent, true)
-		return []finding.Edit{{Start: open + 1, End: open + 1, NewText: f.newline(open) + indent + m}}, err
+		at := open + 1
+		if rest := f.restOfLine(at); strings.TrimSpace(rest) == "" || f.isCommentStart(rest) {
+			// After a comment on the bracket's line, which would
+			// otherwise trail the member, or end its value when it
+			// touches it ("{##" made "A##").
+			at = f.lineEnd(at)
+		}
+		return []finding.Edit{{Start: at, End: at, NewText: f.newline(open) + indent + m}}, err
 	}
 	last := spans[len(spans)-1]
 	if f.startsLine(last.start) && f.line(last.start) != f.line(open) {
