@@ -87,11 +87,7 @@ func TestRego(t *testing.T) {
 // TestCatalog checks every rule's metadata loads and each rule package
 // with findings has unit tests beside it.
 func TestCatalog(t *testing.T) {
-	mods, err := rules.ParseModules(policies.FS, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := rules.Load(mods)
+	_, cat, err := rules.LoadFS(policies.FS)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,11 +18,7 @@ import (
 
 func builtinModules(t testing.TB) ([]rules.Module, *rules.Catalog) {
 	t.Helper()
-	mods, err := rules.ParseModules(policies.FS, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := rules.Load(mods)
+	mods, cat, err := rules.LoadFS(policies.FS)
 	if err != nil {
 		t.Fatal(err)
 	}

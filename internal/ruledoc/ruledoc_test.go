@@ -14,11 +14,7 @@ import (
 
 func catalog(t *testing.T) *rules.Catalog {
 	t.Helper()
-	mods, err := rules.ParseModules(policies.FS, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := rules.Load(mods)
+	_, cat, err := rules.LoadFS(policies.FS)
 	if err != nil {
 		t.Fatal(err)
 	}

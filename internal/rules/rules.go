@@ -239,6 +239,20 @@ func readMetadata(src string) (*metadata, error) {
 	return &m, nil
 }
 
+// LoadFS reads the policies under fsys (built-in ones: custom is false)
+// and builds their catalog.
+func LoadFS(fsys fs.FS) ([]Module, *Catalog, error) {
+	mods, err := ParseModules(fsys, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	cat, err := Load(mods)
+	if err != nil {
+		return nil, nil, err
+	}
+	return mods, cat, nil
+}
+
 // Load builds the catalog from the modules. A module whose package lies
 // under gpulint.rules (or, for custom policies, declares an id) must carry
 // complete package-scoped metadata; library packages need none.
