@@ -132,7 +132,15 @@ func (f *File) replaceText(d *Document, s step, v any) ([]finding.Edit, error) {
 			text = lit
 		}
 		if n.Kind == ScalarNode {
-			return []finding.Edit{f.yamlScalarEdit(s, text)}, nil
+			e := f.yamlScalarEdit(s, text)
+			if key := mapKey(s); key != nil && n.Start.Line > key.Start.Line && f.col0(n.Start) <= f.col0(key.Start) && e.Start == start &&
+				!strings.HasPrefix(text, "|") && !strings.HasPrefix(text, ">") {
+				// Only a block scalar may sit at its key's column on
+				// the lines below it ("k:\n|"): indent what replaces it.
+				e.Start = f.lineStart(start)
+				e.NewText = strings.Repeat(" ", f.childIndent(d, key, v)) + e.NewText
+			}
+			return []finding.Edit{e}, nil
 		}
 		// A block collection becomes a scalar: write it after the key.
 		if s.parent != nil && s.parent.Kind == MapNode {
@@ -231,6 +239,14 @@ func (f *File) childIndent(d *Document, key *Node, v any) int {
 		return f.col0(key.Start)
 	}
 	return f.col0(key.Start) + st.unit
+}
+
+// mapKey returns the key of the block map entry s sits at, or nil.
+func mapKey(s step) *Node {
+	if s.parent == nil || s.parent.Kind != MapNode || s.parent.Flow {
+		return nil
+	}
+	return s.parent.Entries[s.at].Key
 }
 
 // scalarStyle returns n's style, or Plain for collections.
