@@ -117,6 +117,12 @@ func (f *File) flowInsert(c *Node, key string, v any) ([]finding.Edit, error) {
 		return []finding.Edit{{Start: at, End: at, NewText: f.newline(open) + indent + m}}, err
 	}
 	last := spans[len(spans)-1]
+	// A member that ends in a tag with no content ("!") must keep a blank
+	// before the comma: yaml.v3 reads "!,new" as one tag.
+	comma := ","
+	if f.Format == FormatYAML && endsWithTag(f.Data, last.end) {
+		comma = " ,"
+	}
 	if f.startsLine(last.start) && f.line(last.start) != f.line(open) {
 		indent := f.indentAt(last.start)
 		m, err := render(indent, true)
@@ -133,9 +139,9 @@ func (f *File) flowInsert(c *Node, key string, v any) ([]finding.Edit, error) {
 			if hadComma {
 				return []finding.Edit{{Start: eol, End: eol, NewText: text + ","}}, nil
 			}
-			return []finding.Edit{{Start: last.end, End: last.end, NewText: ","}, {Start: eol, End: eol, NewText: text}}, nil
+			return []finding.Edit{{Start: last.end, End: last.end, NewText: comma}, {Start: eol, End: eol, NewText: text}}, nil
 		}
-		return []finding.Edit{{Start: last.end, End: last.end, NewText: "," + nl + indent + m}}, nil
+		return []finding.Edit{{Start: last.end, End: last.end, NewText: comma + nl + indent + m}}, nil
 	}
 	sep := ", "
 	if len(spans) >= 2 {
@@ -144,7 +150,19 @@ func (f *File) flowInsert(c *Node, key string, v any) ([]finding.Edit, error) {
 		}
 	}
 	m, err := render(f.indentAt(last.start), false)
+	if comma != "," {
+		sep = " " + sep
+	}
 	return []finding.Edit{{Start: last.end, End: last.end, NewText: sep + m}}, err
+}
+
+// endsWithTag reports whether the token that ends at data[end] is a tag.
+func endsWithTag(data []byte, end int) bool {
+	j := end
+	for j > 0 && strings.IndexByte(" \t\r\n,[]{}", data[j-1]) < 0 {
+		j--
+	}
+	return j < end && data[j] == '!'
 }
 
 var (
@@ -199,7 +217,11 @@ func (f *File) flowRemove(c *Node, at int) ([]finding.Edit, error) {
 	if i < len(spans)-1 {
 		return []finding.Edit{{Start: s.start, End: spans[i+1].start}}, nil
 	}
-	return []finding.Edit{{Start: spans[i-1].end, End: s.end}}, nil
+	e := finding.Edit{Start: spans[i-1].end, End: s.end}
+	if f.Format == FormatYAML && endsWithTag(f.Data, e.Start) {
+		e.NewText = " " // "!]" does not end a tag
+	}
+	return []finding.Edit{e}, nil
 }
 
 // commaAfter returns the offset of the first ',' in [from, to) outside

@@ -252,7 +252,8 @@ func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 }
 
 // placeEmptyValue puts the empty value of a flow map entry right after its
-// key's ':' (or at the key's end when it has none, as in "{a, b}").
+// key's ':' (or at the key's end when it has none, as in "{a, b}"), over
+// the tag or anchor it may have.
 // yaml.v3 (v3.0.1) can give the empty value of a brace-less pair in a flow
 // sequence a column past its ':', even past the sequence's ']' when the
 // pair is not on the file's first line, which stretched the collections
@@ -266,7 +267,12 @@ func (c *yamlConv) placeEmptyValue(cr *converted, key *Node) {
 	if i < len(c.f.Data) && c.f.Data[i] == ':' {
 		p = i + 1
 	}
-	cr.node.Start, cr.node.End, cr.end = c.f.PosAt(p), c.f.PosAt(p), p
+	end := p
+	if q := skipBlank(c.f.Data, p); hasProperties(c.f.Data, q) {
+		// "k: !" or "k: &a": the value is its properties.
+		p, end = q, skipProperties(c.f.Data, q)
+	}
+	cr.node.Start, cr.node.End, cr.end = c.f.PosAt(p), c.f.PosAt(end), end
 }
 
 func (c *yamlConv) alias(yn *yaml.Node, depth, start int) (converted, error) {
