@@ -332,7 +332,11 @@ func (f *File) emptyValueEdit(key *Node, text string) finding.Edit {
 	if colon, err := f.colonEnd(key); err == nil {
 		return finding.Edit{Start: colon, End: colon, NewText: " " + text}
 	}
-	return finding.Edit{Start: key.End.Offset, End: key.End.Offset, NewText: ": " + text}
+	sep := ": "
+	if f.Format == FormatYAML && endsWithTag(f.Data, key.End.Offset) {
+		sep = " : " // "!:" would be read as one tag
+	}
+	return finding.Edit{Start: key.End.Offset, End: key.End.Offset, NewText: sep + text}
 }
 
 // emptyValuePrefix returns what must precede a value written where an
