@@ -120,7 +120,7 @@ func (f *File) flowInsert(c *Node, key string, v any) ([]finding.Edit, error) {
 	// A member that ends in a tag with no content ("!") must keep a blank
 	// before the comma: yaml.v3 reads "!,new" as one tag.
 	comma := ","
-	if f.Format == FormatYAML && endsWithTag(f.Data, last.end) {
+	if f.Format == FormatYAML && f.endsBare(c, last) {
 		comma = " ,"
 	}
 	if f.startsLine(last.start) && f.line(last.start) != f.line(open) {
@@ -156,13 +156,25 @@ func (f *File) flowInsert(c *Node, key string, v any) ([]finding.Edit, error) {
 	return []finding.Edit{{Start: last.end, End: last.end, NewText: sep + m}}, err
 }
 
-// endsWithTag reports whether the token that ends at data[end] is a tag.
-func endsWithTag(data []byte, end int) bool {
-	j := end
-	for j > 0 && strings.IndexByte(" \t\r\n,[]{}", data[j-1]) < 0 {
-		j--
+// endsBare reports whether member m of c ends with a node that is only a
+// tag or anchor: a tag's characters include ',' ':' and brackets, so
+// "!,next" or "!]" would read as one tag.
+func (f *File) endsBare(c *Node, m span) bool {
+	if c.Kind == SeqNode {
+		return f.bareProps(c.Items[m.at])
 	}
-	return j < end && data[j] == '!'
+	e := c.Entries[m.at]
+	if e.Value != nil && e.Value.End.Offset == m.end && f.bareProps(e.Value) {
+		return true
+	}
+	return e.Key.End.Offset == m.end && f.bareProps(e.Key)
+}
+
+// bareProps reports whether n is an empty scalar written as only its tag
+// or anchor.
+func (f *File) bareProps(n *Node) bool {
+	return n != nil && n.Kind == ScalarNode && n.Style == Plain && n.Text == "" &&
+		n.End.Offset > n.Start.Offset && hasProperties(f.Data, n.Start.Offset)
 }
 
 var (
@@ -218,7 +230,7 @@ func (f *File) flowRemove(c *Node, at int) ([]finding.Edit, error) {
 		return []finding.Edit{{Start: s.start, End: spans[i+1].start}}, nil
 	}
 	e := finding.Edit{Start: spans[i-1].end, End: s.end}
-	if f.Format == FormatYAML && endsWithTag(f.Data, e.Start) {
+	if f.Format == FormatYAML && f.endsBare(c, spans[i-1]) {
 		e.NewText = " " // "!]" does not end a tag
 	}
 	return []finding.Edit{e}, nil

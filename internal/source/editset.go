@@ -333,7 +333,7 @@ func (f *File) emptyValueEdit(key *Node, text string) finding.Edit {
 		return finding.Edit{Start: colon, End: colon, NewText: " " + text}
 	}
 	sep := ": "
-	if f.Format == FormatYAML && endsWithTag(f.Data, key.End.Offset) {
+	if f.Format == FormatYAML && f.bareProps(key) {
 		sep = " : " // "!:" would be read as one tag
 	}
 	return finding.Edit{Start: key.End.Offset, End: key.End.Offset, NewText: sep + text}
