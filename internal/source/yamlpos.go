@@ -290,17 +290,16 @@ func nextLine(data []byte, i int) int {
 
 // flowEnd returns the offset after the bracket closing a flow collection,
 // searching from `from` (after the last child) and skipping commas, colons
-// and comments.
+// and comments. Only blanks, indicators and comments lie there, so every
+// '#' starts a comment: yaml.v3 reads one even right after '{' ("{#}").
 func flowEnd(data []byte, from int) int {
 	for i := from; i < len(data); i++ {
 		switch data[i] {
 		case ']', '}':
 			return i + 1
 		case '#':
-			if i == 0 || isSpaceTab(data[i-1]) || breakLen(data, i-1) > 0 || data[i-1] == '\n' {
-				for i < len(data) && breakLen(data, i) == 0 {
-					i++
-				}
+			for i < len(data) && breakLen(data, i) == 0 {
+				i++
 			}
 		}
 	}
