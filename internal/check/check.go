@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,6 +61,10 @@ func sandboxCapabilities() *ast.Capabilities {
 type Engine struct {
 	mods    []rules.Module
 	catalog *rules.Catalog
+	// parts, when set, are engines evaluated side by side whose findings
+	// are merged: the precompiled built-in rules and custom policies
+	// compiled from source.
+	parts []*Engine
 	// bundle holds the built-in policies precompiled, when one matching
 	// the modules was given and no custom policy is loaded.
 	bundle *bundle
@@ -81,6 +84,9 @@ type Engine struct {
 // CompileAll makes the engine compile every policy once, on first use,
 // instead of once per document kind. Worth it for runs over many files.
 func (e *Engine) CompileAll() {
+	for _, p := range e.parts {
+		p.CompileAll()
+	}
 	e.mu.Lock()
 	e.wantAll = true
 	e.mu.Unlock()
@@ -115,8 +121,14 @@ func WithBundle(data []byte) Option {
 	return func(o *engineOptions) { o.bundle = data }
 }
 
-// Precompiled reports whether the engine evaluates precompiled policies.
-func (e *Engine) Precompiled() bool { return e.bundle != nil }
+// Precompiled reports whether the engine evaluates the built-in policies
+// precompiled.
+func (e *Engine) Precompiled() bool {
+	if len(e.parts) > 0 {
+		return e.parts[0].Precompiled()
+	}
+	return e.bundle != nil
+}
 
 type preparedKind struct {
 	started atomic.Bool // Warm has begun preparing
@@ -173,36 +185,91 @@ func (q *preparedQuery) eval(ctx context.Context, input ast.Value) (any, error) 
 // New returns an engine over the modules (built-in and custom). Custom
 // policies are compiled at once against the sandboxed capabilities, so a
 // policy that calls a refused built-in fails here with OPA's message
-// naming the built-in and the file:line; the built-in bundle, which a test
-// compiles whole, is compiled per kind on first use.
+// naming the built-in and the file:line. Built-in rules come from the
+// bundle when one matching them is given, even beside custom policies:
+// these then compile from source with the built-in libraries only, in an
+// engine of their own, unless they reach into built-in packages (see
+// separable).
 func New(mods []rules.Module, catalog *rules.Catalog, opts ...Option) (*Engine, error) {
 	var o engineOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
-	e := &Engine{mods: mods, catalog: catalog, queries: map[string]*preparedKind{}}
-	custom := slices.ContainsFunc(mods, func(m rules.Module) bool { return m.Custom })
-	if o.bundle != nil && !custom {
-		// A bundle that does not match (a policy edited since it was
-		// built) is ignored: compiling from source is slower, not wrong.
-		if b, err := openBundle(o.bundle, mods); err == nil {
-			e.bundle = b
-		}
-	}
+	var builtin, custom []rules.Module
 	for _, m := range mods {
 		if m.Custom {
-			// Compile now to report a refused built-in before any file is
-			// read, and keep the result for every kind.
-			c, err := compile(mods)
-			if err != nil {
-				return nil, err
-			}
-			e.allOnce.Do(func() { e.all = c })
-			e.wantAll = true
-			break
+			custom = append(custom, m)
+		} else {
+			builtin = append(builtin, m)
 		}
 	}
+	var b *bundle
+	if o.bundle != nil {
+		// A bundle that does not match (a policy edited since it was
+		// built) is ignored: compiling from source is slower, not wrong.
+		if bb, err := openBundle(o.bundle, builtin); err == nil {
+			b = bb
+		}
+	}
+	if len(custom) == 0 {
+		return &Engine{mods: mods, catalog: catalog, bundle: b, queries: map[string]*preparedKind{}}, nil
+	}
+	if b == nil || !separable(builtin, custom, catalog) {
+		return newFromSource(mods, catalog)
+	}
+	var libs []rules.Module
+	for _, m := range builtin {
+		if _, isRule := catalog.ByPackage(m.Package); !isRule {
+			libs = append(libs, m)
+		}
+	}
+	ce, err := newFromSource(append(libs, custom...), catalog)
+	if err != nil {
+		return nil, err
+	}
+	be := &Engine{mods: builtin, catalog: catalog, bundle: b, queries: map[string]*preparedKind{}}
+	return &Engine{mods: mods, catalog: catalog, parts: []*Engine{be, ce}, queries: map[string]*preparedKind{}}, nil
+}
+
+// newFromSource compiles every module now and keeps the result for every
+// kind.
+func newFromSource(mods []rules.Module, catalog *rules.Catalog) (*Engine, error) {
+	e := &Engine{mods: mods, catalog: catalog, queries: map[string]*preparedKind{}}
+	c, err := compile(mods)
+	if err != nil {
+		return nil, err
+	}
+	e.allOnce.Do(func() { e.all = c })
+	e.wantAll = true
 	return e, nil
+}
+
+// separable reports whether custom policies can be evaluated apart from
+// the built-in rules: none declares a package of the built-in policies
+// (which would merge into a library or rule the bundle holds compiled)
+// and none names a built-in rule's package (whose rules it would read).
+func separable(builtin, custom []rules.Module, catalog *rules.Catalog) bool {
+	pkgs := map[string]bool{}
+	var rulePkgs []string
+	for _, m := range builtin {
+		pkgs[m.Package] = true
+		if _, isRule := catalog.ByPackage(m.Package); isRule {
+			rulePkgs = append(rulePkgs, m.Package)
+		}
+	}
+	for _, m := range custom {
+		for p := range pkgs {
+			if m.Package == p || strings.HasPrefix(m.Package, p+".") {
+				return false
+			}
+		}
+		for _, p := range rulePkgs {
+			if strings.Contains(m.Source, p) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // compile parses and compiles modules with the sandboxed capabilities.
@@ -259,6 +326,12 @@ type RelatedPath struct {
 // work overlaps with the caller's parsing and schema checks; Eval waits
 // for it. Only the first call for a kind starts anything.
 func (e *Engine) Warm(kind string) {
+	for _, p := range e.parts {
+		p.Warm(kind)
+	}
+	if len(e.parts) > 0 {
+		return
+	}
 	pk := e.prepared(kind)
 	if pk.started.CompareAndSwap(false, true) {
 		go pk.once.Do(func() { pk.rules, pk.query, pk.err = e.prepare(kind) })
@@ -268,6 +341,18 @@ func (e *Engine) Warm(kind string) {
 // Eval runs the rules that apply to kind over input. Rule ids come from
 // the package that produced each finding, never from the rule body.
 func (e *Engine) Eval(ctx context.Context, kind string, input map[string]any) ([]Result, error) {
+	if len(e.parts) > 0 {
+		var out []Result
+		for _, p := range e.parts {
+			rs, err := p.Eval(ctx, kind, input)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, rs...)
+		}
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Rule.ID < out[j].Rule.ID })
+		return out, nil
+	}
 	pk := e.prepared(kind)
 	pk.once.Do(func() { pk.rules, pk.query, pk.err = e.prepare(kind) })
 	if pk.err != nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -94,6 +96,95 @@ func TestBundleEquivalent(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(lint.FileResult{})); diff != "" {
 			t.Errorf("gpu %q: precompiled policies differ from source (-source +bundle):\n%s", gpu, diff)
+		}
+	}
+}
+
+// teamPolicy is a custom rule that uses the built-in library: it flags
+// every DeepSpeed config at ZeRO stage 3 and every Kubernetes document.
+const teamPolicy = `# METADATA
+# title: Team probe
+# custom:
+#   id: TEAM001
+#   slug: team-probe
+#   severity: info
+#   rationale: Probes custom policies beside precompiled ones.
+#   remediation: None.
+#   kinds: ["deepspeed", "kubernetes"]
+#   since: 0.1.0
+#   fixable: false
+package team.probe
+
+import data.gpulint.lib
+
+findings contains f if {
+	input.kind == "deepspeed"
+	input.workload.zero.stage == 3
+	f := lib.finding(lib.where("zero.stage"), "team: ZeRO-3")
+}
+
+findings contains f if {
+	input.kind == "kubernetes"
+	f := {"path": [], "message": sprintf("team: %s", [input.doc.kind])}
+}
+`
+
+// TestCustomBesideBundle: custom policies compile from source beside the
+// precompiled built-in rules, and the results equal those of compiling
+// everything from source; a custom policy that reaches into a built-in
+// package makes the engine compile everything from source.
+func TestCustomBesideBundle(t *testing.T) {
+	files, err := lint.Collect([]string{corpusDir(t), filepath.Join("..", "..", "examples")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	team := fstest.MapFS{"team/probe.rego": {Data: []byte(teamPolicy)}}
+	split, err := lint.BuildDeps(policies.FS, schemas.FS, team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !split.Engine.Precompiled() {
+		t.Fatal("built-in rules were not taken from the bundle beside a custom policy")
+	}
+	whole, err := lint.BuildDeps(withoutBundle{policies.FS}, schemas.FS, team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(d lint.Deps) *lint.Result {
+		t.Helper()
+		res, err := lint.New(d, lint.Options{GPU: "H100"}).Run(context.Background(), files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	got, want := run(split), run(whole)
+	n := 0
+	for _, f := range want.Findings {
+		if f.Rule == "TEAM001" {
+			n++
+		}
+	}
+	if n < 10 {
+		t.Fatalf("the custom rule fired %d times; the comparison would prove little", n)
+	}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(lint.FileResult{})); diff != "" {
+		t.Errorf("custom beside the bundle differs from all from source (-source +split):\n%s", diff)
+	}
+
+	for name, src := range map[string]string{
+		"extends a built-in package": strings.Replace(teamPolicy, "package team.probe", "package gpulint.lib.team", 1),
+		"reads a built-in rule": strings.Replace(teamPolicy, `input.kind == "deepspeed"
+	input.workload`, `input.kind == "deepspeed"
+	count(data.gpulint.rules.gpu004.findings) >= 0
+	input.workload`, 1),
+	} {
+		d, err := lint.BuildDeps(policies.FS, schemas.FS, fstest.MapFS{"team/probe.rego": {Data: []byte(src)}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if d.Engine.Precompiled() {
+			t.Errorf("%s: built-in rules taken from the bundle", name)
 		}
 	}
 }
