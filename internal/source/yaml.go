@@ -190,10 +190,17 @@ func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 		r.end, r.height = start, 1
 		// A single "key: value" pair inside a flow sequence is a flow map
 		// without braces; it ends with its value.
+		// yaml.v3 starts such a pair where its key starts, which may be
+		// a bracket too ("[[0]: 1]").
 		bracketed := false
 		if n.Flow {
 			open := flowOpen(c.f.Data, start)
-			if bracketed = open < len(c.f.Data) && (c.f.Data[open] == '{' || c.f.Data[open] == '['); bracketed {
+			want := byte('[')
+			if n.Kind == MapNode {
+				want = '{'
+			}
+			pair := n.Kind == MapNode && len(yn.Content) > 0 && yn.Content[0].Line == yn.Line && yn.Content[0].Column == yn.Column
+			if bracketed = !pair && open < len(c.f.Data) && c.f.Data[open] == want; bracketed {
 				r.end = open + 1
 			}
 		}
