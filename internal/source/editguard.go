@@ -10,8 +10,8 @@ import (
 )
 
 // explicitKey finds a YAML explicit-key indicator ("? ") at the start of
-// a line's content.
-var explicitKey = regexp.MustCompile(`(?m)^[ \t-]*\?([ \t]|$)`)
+// a line's content; "$" does not match before a CRLF's '\r'.
+var explicitKey = regexp.MustCompile(`(?m)^[ \t-]*\?([ \t\r]|$)`)
 
 // loneCR finds a carriage return that is not part of CRLF.
 var loneCR = regexp.MustCompile(`\r([^\n]|$)`)
