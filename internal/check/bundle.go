@@ -99,8 +99,7 @@ func BuildBundle(mods []rules.Module) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("build policy bundle: %s: %w", m.File, err)
 		}
-		index = binary.AppendUvarint(index, uint64(len(m.File)))
-		index = append(index, m.File...)
+		index = appendString(index, m.File)
 		index = binary.AppendUvarint(index, uint64(len(enc)))
 		body = append(body, enc...)
 	}
@@ -108,8 +107,7 @@ func BuildBundle(mods []rules.Module) ([]byte, error) {
 	out = append(out, digest[:]...)
 	out = binary.AppendUvarint(out, uint64(len(used)))
 	for _, name := range used {
-		out = binary.AppendUvarint(out, uint64(len(name)))
-		out = append(out, name...)
+		out = appendString(out, name)
 	}
 	// Each module's METADATA already read, under its source's digest
 	// (rules.ParseModulesCached).
@@ -120,11 +118,9 @@ func BuildBundle(mods []rules.Module) ([]byte, error) {
 			return nil, fmt.Errorf("build policy bundle: %s: %w", m.File, err)
 		}
 		sum := rules.SourceSum(m.Source)
-		out = binary.AppendUvarint(out, uint64(len(m.File)))
-		out = append(out, m.File...)
+		out = appendString(out, m.File)
 		out = append(out, sum[:]...)
-		out = binary.AppendUvarint(out, uint64(len(meta)))
-		out = append(out, meta...)
+		out = appendString(out, string(meta))
 	}
 	out = binary.AppendUvarint(out, uint64(len(builtin)))
 	out = append(out, index...)
@@ -305,6 +301,11 @@ func BundleMetadata(data []byte) rules.MetadataCache {
 		}
 		return e.data, true
 	}
+}
+
+// appendString writes a length-prefixed string (readString reads it).
+func appendString(out []byte, s string) []byte {
+	return append(binary.AppendUvarint(out, uint64(len(s))), s...)
 }
 
 // readString reads a length-prefixed string.
