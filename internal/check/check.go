@@ -66,7 +66,7 @@ type Engine struct {
 	// compiled from source.
 	parts []*Engine
 	// bundle holds the built-in policies precompiled, when one matching
-	// the modules was given and no custom policy is loaded.
+	// them was given (with custom policies, the built-in part holds it).
 	bundle *bundle
 
 	mu      sync.Mutex
@@ -115,7 +115,8 @@ type engineOptions struct {
 
 // WithBundle gives the engine the built-in policies precompiled by
 // BuildBundle. It is used only when it was built from exactly the
-// built-in modules the engine is given and no custom policy is loaded;
+// built-in modules the engine is given, and beside custom policies only
+// when they keep apart from the built-in packages (see separable);
 // otherwise the engine compiles from source.
 func WithBundle(data []byte) Option {
 	return func(o *engineOptions) { o.bundle = data }
@@ -228,7 +229,7 @@ func New(mods []rules.Module, catalog *rules.Catalog, opts ...Option) (*Engine, 
 		return nil, err
 	}
 	be := &Engine{mods: builtin, catalog: catalog, bundle: b, queries: map[string]*preparedKind{}}
-	return &Engine{mods: mods, catalog: catalog, parts: []*Engine{be, ce}, queries: map[string]*preparedKind{}}, nil
+	return &Engine{mods: mods, catalog: catalog, parts: []*Engine{be, ce}}, nil
 }
 
 // newFromSource compiles every module now and keeps the result for every
@@ -334,36 +335,46 @@ func (e *Engine) Warm(kind string) {
 	}
 	pk := e.prepared(kind)
 	if pk.started.CompareAndSwap(false, true) {
-		go pk.once.Do(func() { pk.rules, pk.query, pk.err = e.prepare(kind) })
+		go pk.ready(e, kind)
 	}
+}
+
+// ready prepares the kind's query once; later callers wait for the first.
+func (pk *preparedKind) ready(e *Engine, kind string) {
+	pk.once.Do(func() { pk.rules, pk.query, pk.err = e.prepare(kind) })
 }
 
 // Eval runs the rules that apply to kind over input. Rule ids come from
 // the package that produced each finding, never from the rule body.
 func (e *Engine) Eval(ctx context.Context, kind string, input map[string]any) ([]Result, error) {
-	if len(e.parts) > 0 {
-		var out []Result
-		for _, p := range e.parts {
-			rs, err := p.Eval(ctx, kind, input)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, rs...)
-		}
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Rule.ID < out[j].Rule.ID })
-		return out, nil
+	in, err := inputValue(input)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate policies: input: %w", err)
 	}
+	if len(e.parts) == 0 {
+		return e.eval(ctx, kind, in)
+	}
+	var out []Result
+	for _, p := range e.parts {
+		rs, err := p.eval(ctx, kind, in)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Rule.ID < out[j].Rule.ID })
+	return out, nil
+}
+
+// eval runs one engine's rules for kind over input already converted.
+func (e *Engine) eval(ctx context.Context, kind string, in ast.Value) ([]Result, error) {
 	pk := e.prepared(kind)
-	pk.once.Do(func() { pk.rules, pk.query, pk.err = e.prepare(kind) })
+	pk.ready(e, kind)
 	if pk.err != nil {
 		return nil, pk.err
 	}
 	if len(pk.rules) == 0 {
 		return nil, nil
-	}
-	in, err := inputValue(input)
-	if err != nil {
-		return nil, fmt.Errorf("evaluate policies: input: %w", err)
 	}
 	v, err := pk.query.eval(ctx, in)
 	if err != nil {
