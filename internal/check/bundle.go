@@ -23,8 +23,8 @@ import (
 // built-ins...) and stores the compiled modules; at run time the engine
 // decodes the modules a document kind needs and runs only the compiler
 // stages that build the structures evaluation uses (module and rule trees,
-// the dependency graph, rule and comprehension indices). The checks and
-// rewrites already ran when the bundle was built, on the same modules.
+// rule and comprehension indices; see loadStages). The checks and rewrites
+// already ran when the bundle was built, on the same modules.
 //
 // A bundle names the sources it was built from by a digest over their
 // file names and text, OPA's version and the encoding's version. An engine
