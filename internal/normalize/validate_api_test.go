@@ -2,14 +2,21 @@ package normalize
 
 import (
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
 
+	"cuelang.org/go/cue/parser"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/schemas"
 )
 
 func TestEverySchemaCompiles(t *testing.T) {
@@ -240,5 +247,45 @@ func TestEditDistanceRows(t *testing.T) {
 				t.Errorf("editDistance(%q, %q) = %d, want %d", a, b, got, want)
 			}
 		}
+	}
+}
+
+// TestCUEContextBuiltins holds every builtin package a schema imports to
+// the ones this binary links: newCUEContext links only those named by its
+// blank imports, so a schema importing another would fail to compile at
+// run time.
+func TestCUEContextBuiltins(t *testing.T) {
+	paths, err := fs.Glob(schemas.FS, "*.cue")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no schemas: %v", err)
+	}
+	seen := 0
+	for _, p := range paths {
+		src, err := fs.ReadFile(schemas.FS, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(p, src, parser.ImportsOnly)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for spec := range f.ImportSpecs() {
+			pkg, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				t.Fatalf("%s: import %s: %v", p, spec.Path.Value, err)
+			}
+			seen++
+			probe := fmt.Sprintf("import %q\nx: %s", pkg, path.Base(pkg))
+			if v := newCUEContext().CompileString(probe); v.Err() != nil {
+				t.Errorf("%s imports %q, which gpulint does not link: add a blank import of cuelang.org/go/pkg/%s beside newCUEContext (%v)", p, pkg, pkg, v.Err())
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no schema imports a builtin package; the blank imports beside newCUEContext can go")
+	}
+	// The probe fails for a package that is not linked.
+	if v := newCUEContext().CompileString("import \"crypto/sha256\"\nx: sha256"); v.Err() == nil {
+		t.Error("crypto/sha256 compiles, so newCUEContext links more than its blank imports; the probe above proves nothing")
 	}
 }
