@@ -2,7 +2,6 @@ package tuner
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,42 +28,19 @@ type spelling struct {
 	gpu  *GPU
 }
 
-// LoadCatalog parses the embedded catalogs.
+// LoadCatalog builds the catalog from its compiled-in data (catalogData,
+// generated from the embedded YAML files and held equal to them by
+// TestCatalogData).
 func LoadCatalog() (*Catalog, error) {
-	data, err := fs.ReadFile(profilesFS, CatalogJSONPath)
-	if err != nil {
-		return nil, fmt.Errorf("read catalog: %w", err)
-	}
-	var cj catalogJSON
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cj); err != nil {
-		return nil, fmt.Errorf("parse catalog: %w", err)
-	}
-	return buildCatalog(cj.GPUs, cj.Models)
+	d := catalogData()
+	return buildCatalog(d.GPUs, d.Models)
 }
 
-// catalogJSON is the shape of CatalogJSONPath: the two YAML files, decoded.
-type catalogJSON struct {
-	GPUs   gpuFile   `json:"gpus"`
-	Models modelFile `json:"models"`
-}
-
-// RenderCatalogJSON renders the two YAML catalog files as the JSON file
-// LoadCatalog reads.
-func RenderCatalogJSON(gpuYAML, modelYAML []byte) ([]byte, error) {
-	var cj catalogJSON
-	if err := decodeStrict(gpuYAML, &cj.GPUs); err != nil {
-		return nil, fmt.Errorf("parse gpu catalog: %w", err)
-	}
-	if err := decodeStrict(modelYAML, &cj.Models); err != nil {
-		return nil, fmt.Errorf("parse model catalog: %w", err)
-	}
-	out, err := json.MarshalIndent(cj, "", " ")
-	if err != nil {
-		return nil, err
-	}
-	return append(out, '\n'), nil
+// catalogDoc is the two YAML catalog files, decoded: the shape
+// catalogData returns.
+type catalogDoc struct {
+	GPUs   gpuFile
+	Models modelFile
 }
 
 // MustLoadCatalog is LoadCatalog for program start-up; it panics if the
