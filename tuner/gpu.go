@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // MiB and GiB are byte multiples used throughout the memory model.
@@ -199,7 +200,7 @@ type migProfileDoc struct {
 }
 
 var (
-	keyPattern        = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	keyPattern        = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 	validVendors      = map[string]bool{"nvidia": true, "amd": true}
 	validArchitecture = map[string]bool{
 		"volta": true, "turing": true, "ampere": true, "ada": true, "hopper": true,
@@ -272,7 +273,7 @@ func checkGeometry(g geometryDoc) error {
 func buildGPU(d gpuDoc, geoms map[string]geometryDoc) (*GPU, error) {
 	where := fmt.Sprintf("gpu catalog: %s", d.Key)
 	switch {
-	case !keyPattern.MatchString(d.Key):
+	case !keyPattern().MatchString(d.Key):
 		return nil, fmt.Errorf("gpu catalog: key %q is not kebab case", d.Key)
 	case d.Name == "" || d.DisplayName == "":
 		return nil, fmt.Errorf("%s: name and display_name are required", where)
@@ -339,7 +340,7 @@ func buildGPU(d gpuDoc, geoms map[string]geometryDoc) (*GPU, error) {
 	return g, nil
 }
 
-var profileNamePattern = regexp.MustCompile(`^(\d+)g\.(\d+)gb(\+me|\+me\.all|-me|\+gfx)?$`)
+var profileNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)g\.(\d+)gb(\+me|\+me\.all|-me|\+gfx)?$`) })
 
 func attachMIG(g *GPU, m *gpuMIGDoc, geoms map[string]geometryDoc) error {
 	geom, ok := geoms[m.Geometry]
@@ -357,7 +358,7 @@ func attachMIG(g *GPU, m *gpuMIGDoc, geoms map[string]geometryDoc) error {
 		if !ok {
 			return fmt.Errorf("mig profile %s: unknown class %q", pd.Name, pd.Class)
 		}
-		match := profileNamePattern.FindStringSubmatch(pd.Name)
+		match := profileNamePattern().FindStringSubmatch(pd.Name)
 		if match == nil {
 			return fmt.Errorf("mig profile %q: malformed name", pd.Name)
 		}

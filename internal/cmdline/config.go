@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Config returns the invocation's settings keyed by canonical kebab-case
@@ -90,7 +91,7 @@ func convert(opt Option, v string) any {
 	return v
 }
 
-var humanInt = regexp.MustCompile(`^(\d+(?:\.\d+)?)([kKmMgGtT])$`)
+var humanInt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)?)([kKmMgGtT])$`) })
 
 // ParseHumanInt parses vLLM's human-readable integers: "32768", "32k"
 // (decimal: k=1e3, m=1e6, g=1e9, t=1e12; decimals allowed, "25.6k" =
@@ -98,7 +99,7 @@ var humanInt = regexp.MustCompile(`^(\d+(?:\.\d+)?)([kKmMgGtT])$`)
 // only). Source: vllm/utils/argparse_utils.py human_readable_int (AP).
 func ParseHumanInt(s string) (int64, error) {
 	s = strings.TrimSpace(s)
-	m := humanInt.FindStringSubmatch(s)
+	m := humanInt().FindStringSubmatch(s)
 	if m == nil {
 		n, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gpulint/gpulint/internal/finding"
 )
@@ -426,12 +427,12 @@ func (c *Command) removeWords(first, last item) ([]finding.Edit, error) {
 	return c.edit(start, end, ""), nil
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var shellSafe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
 
 // shellQuote writes a value as one shell word, single-quoting it unless
 // it only has characters the shell leaves alone.
 func shellQuote(v string) string {
-	if shellSafe.MatchString(v) {
+	if shellSafe().MatchString(v) {
 		return v
 	}
 	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"

@@ -3,6 +3,7 @@ package cmdline
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // FlagForm says how a flag and its value were written.
@@ -73,13 +74,13 @@ type flagInfo struct {
 	valIts   []int // items holding separate values
 }
 
-var negativeNumber = regexp.MustCompile(`^-[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$`)
+var negativeNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$`) })
 
 // isOptionLike follows argparse: an argument is an option when it starts
 // with "-", is not "-" itself nor a negative number, and has no space
 // before any "=".
 func isOptionLike(t string) bool {
-	if len(t) < 2 || t[0] != '-' || negativeNumber.MatchString(t) {
+	if len(t) < 2 || t[0] != '-' || negativeNumber().MatchString(t) {
 		return false
 	}
 	name, _, _ := strings.Cut(t, "=")

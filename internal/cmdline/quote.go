@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // yamlEncode writes s for the inside of a scalar of the given style. whole
@@ -59,7 +60,9 @@ func escapeDouble(s string) string {
 
 // nonString matches plain scalars that YAML 1.1 or 1.2 would read as a
 // number, boolean or null rather than a string.
-var nonString = regexp.MustCompile(`(?i)^([-+]?(\.?[0-9]|\.inf$|\.nan$)|(true|false|yes|no|on|off|y|n|null|~)$)`)
+var nonString = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^([-+]?(\.?[0-9]|\.inf$|\.nan$)|(true|false|yes|no|on|off|y|n|null|~)$)`)
+})
 
 // plainSafe reports whether s can be written unquoted: as a whole plain
 // scalar (whole) or inside one. It is conservative: the scalar may sit in
@@ -71,7 +74,7 @@ func plainSafe(s string, whole bool) bool {
 	if !whole {
 		return true
 	}
-	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || nonString.MatchString(s) {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' || nonString().MatchString(s) {
 		return false
 	}
 	if strings.IndexByte("#&*!|>'\"%@`", s[0]) >= 0 {

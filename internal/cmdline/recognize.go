@@ -13,6 +13,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gpulint/gpulint/internal/finding"
 )
@@ -136,7 +137,7 @@ type item struct {
 
 // vllmImage matches images whose ENTRYPOINT runs `vllm serve`: any
 // */vllm-openai* image and vllm/vllm-* (registry, tag and digest aside).
-var vllmImage = regexp.MustCompile(`(^|/)(vllm-openai[^/]*|vllm/vllm-[^/]*)$`)
+var vllmImage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|/)(vllm-openai[^/]*|vllm/vllm-[^/]*)$`) })
 
 // IsVLLMImage reports whether an image's ENTRYPOINT is taken to be `vllm
 // serve`: vllm/vllm-openai[:tag], */vllm-openai*, vllm/vllm-*.
@@ -148,7 +149,7 @@ func IsVLLMImage(image string) bool {
 	if i := strings.LastIndexByte(name, ':'); i > strings.LastIndexByte(name, '/') {
 		name = name[:i]
 	}
-	return vllmImage.MatchString(strings.ToLower(name))
+	return vllmImage().MatchString(strings.ToLower(name))
 }
 
 // Recognize returns the vLLM server invocation a container runs, or nil
@@ -301,7 +302,7 @@ func (c *Command) recognizeScript(arg int) bool {
 	return false
 }
 
-var assignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`) })
 
 // skipWrappers returns the index of the first word after command
 // prefixes that only run the rest: exec, env (with its options and
@@ -318,7 +319,7 @@ func skipWrappers(ws []item, shell bool) int {
 			k++
 		case base == "env":
 			k++
-			for k < len(ws) && (strings.HasPrefix(ws[k].text, "-") || assignment.MatchString(ws[k].text)) {
+			for k < len(ws) && (strings.HasPrefix(ws[k].text, "-") || assignment().MatchString(ws[k].text)) {
 				if ws[k].text == "-u" || ws[k].text == "-C" || ws[k].text == "-S" {
 					k++
 				}
@@ -333,7 +334,7 @@ func skipWrappers(ws []item, shell bool) int {
 					break
 				}
 			}
-		case shell && assignment.MatchString(t):
+		case shell && assignment().MatchString(t):
 			k++
 		default:
 			return k
@@ -374,7 +375,7 @@ func shellScript(ws []item) int {
 	return -1
 }
 
-var pythonName = regexp.MustCompile(`^python[0-9.]*$`)
+var pythonName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^python[0-9.]*$`) })
 
 // launcher recognises `vllm serve` and `python -m <vllm entrypoint>` at the
 // start of ws and returns the launch kind and how many words it used.
@@ -389,7 +390,7 @@ func launcher(ws []item) (Launch, int) {
 		}
 		return 0, 0
 	}
-	if !pythonName.MatchString(base) {
+	if !pythonName().MatchString(base) {
 		return 0, 0
 	}
 	k := 1

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	gh "github.com/google/go-github/v62/github"
 )
@@ -89,7 +90,7 @@ func ChangedLines(files []ChangedFile) map[string]LineSet {
 	return out
 }
 
-var hunkHeader = regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`)
+var hunkHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@`) })
 
 // ParsePatch reads a unified diff of one file, as GitHub's "patch" field
 // holds it (hunks only, no file headers), and returns the lines of the new
@@ -104,7 +105,7 @@ func ParsePatch(patch string) (LineSet, error) {
 	oldLeft, newLeft, newLine := 0, 0, 0
 	for i, l := range lines {
 		l = strings.TrimSuffix(l, "\r")
-		if m := hunkHeader.FindStringSubmatch(l); m != nil {
+		if m := hunkHeader().FindStringSubmatch(l); m != nil {
 			if oldLeft != 0 || newLeft != 0 {
 				return nil, fmt.Errorf("patch line %d: hunk starts before the previous one ends", i+1)
 			}

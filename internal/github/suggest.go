@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	gh "github.com/google/go-github/v62/github"
 
@@ -136,7 +137,7 @@ const fpMarker = "<!-- gpulint:fp=%s -->"
 
 // fpPattern reads the fingerprint from a review comment's first line (the
 // suggested text further down may contain anything).
-var fpPattern = regexp.MustCompile(`\A\s*<!-- gpulint:fp=([0-9a-f]{8,64}) -->`)
+var fpPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\A\s*<!-- gpulint:fp=([0-9a-f]{8,64}) -->`) })
 
 // commentText renders the review comment of s: the hidden fingerprint,
 // the finding, the fix and the suggested change.
@@ -267,7 +268,7 @@ func (c *Client) postedFingerprints(ctx context.Context, owner, repo string, pr 
 			if c.author != "" && !strings.EqualFold(cm.GetUser().GetLogin(), c.author) {
 				continue
 			}
-			if m := fpPattern.FindStringSubmatch(cm.GetBody()); m != nil {
+			if m := fpPattern().FindStringSubmatch(cm.GetBody()); m != nil {
 				have[m[1]] = true
 			}
 		}

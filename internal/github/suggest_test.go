@@ -263,7 +263,7 @@ func TestPostSuggestionsOutsideDiff(t *testing.T) {
 	}
 	var got []string
 	for _, rc := range srv.ReviewComments() {
-		got = append(got, fpPattern.FindStringSubmatch(rc.Body)[1])
+		got = append(got, fpPattern().FindStringSubmatch(rc.Body)[1])
 	}
 	want := []string{"00000000000000a1", "00000000000000a3", "00000000000000a5"}
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gpulint/gpulint/internal/finding"
 )
@@ -296,7 +297,7 @@ func quantityInt(v any) (n int64, integer bool) {
 		}
 		return 0, false
 	case string:
-		m := quantityPattern.FindStringSubmatch(strings.TrimSpace(t))
+		m := quantityPattern().FindStringSubmatch(strings.TrimSpace(t))
 		if m == nil {
 			return 0, false
 		}
@@ -320,7 +321,9 @@ func quantityInt(v any) (n int64, integer bool) {
 // quantityPattern splits a quantity into number and suffix
 // (k8s.io/apimachinery resource.Quantity: decimal SI, binary SI, or an
 // exponent).
-var quantityPattern = regexp.MustCompile(`^([+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)([a-zA-Z]*)$`)
+var quantityPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([+-]?[0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)([a-zA-Z]*)$`)
+})
 
 // quantitySuffixes are the Kubernetes quantity suffixes.
 var quantitySuffixes = map[string]*big.Rat{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/source"
@@ -13,7 +14,9 @@ import (
 // suppressPattern matches `# gpulint:ignore RULE[,RULE] reason` and
 // `# gpulint:file-ignore RULE reason` comments (YAML, and DeepSpeed's
 // hjson-style JSON).
-var suppressPattern = regexp.MustCompile(`(?m)(^|[ \t])#[ \t]*gpulint:(ignore|file-ignore)\b[ \t]*([^ \t\r\n]*)[ \t]*([^\r\n]*)`)
+var suppressPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)(^|[ \t])#[ \t]*gpulint:(ignore|file-ignore)\b[ \t]*([^ \t\r\n]*)[ \t]*([^\r\n]*)`)
+})
 
 // suppression is one ignore comment.
 type suppression struct {
@@ -37,7 +40,7 @@ func scanSuppressions(f *source.File) []*suppression {
 		return nil
 	}
 	var out []*suppression
-	for _, m := range suppressPattern.FindAllSubmatchIndex(data, -1) {
+	for _, m := range suppressPattern().FindAllSubmatchIndex(data, -1) {
 		hash := bytes.IndexByte(data[m[0]:m[1]], '#') + m[0]
 		s := &suppression{
 			file:   string(data[m[4]:m[5]]) == "file-ignore",

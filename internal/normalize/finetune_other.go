@@ -3,6 +3,7 @@ package normalize
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // torchtuneModels maps the size part of a torchtune model builder
@@ -143,7 +144,9 @@ func neoxKey(doc any, key string) (string, any, bool) {
 }
 
 // neoxPrecision is gpt-neox's "precision" key: fp16, bfloat16 or fp32.
-var neoxPrecision = regexp.MustCompile(`^(fp16|float16|half|bf16|bfloat16|fp32|float32|float)$`)
+var neoxPrecision = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(fp16|float16|half|bf16|bfloat16|fp32|float32|float)$`)
+})
 
 // neoxRecipe reads a gpt-neox config: the embedded DeepSpeed blocks
 // (batch, fp16/bf16, zero_optimization) and its own model and
@@ -157,7 +160,7 @@ func neoxRecipe(w *Workload, doc any) {
 		}
 	}
 	if k, v, ok := neoxKey(doc, "precision"); ok {
-		if s, ok := v.(string); ok && neoxPrecision.MatchString(strings.ToLower(s)) {
+		if s, ok := v.(string); ok && neoxPrecision().MatchString(strings.ToLower(s)) {
 			w.set("precision", dtypeName(s), p(k))
 		}
 	}

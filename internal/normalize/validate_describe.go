@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"cuelang.org/go/cue"
 )
@@ -226,7 +227,7 @@ func (c *valueCheck) stringLiterals(out []string) []string {
 // regexAlternatives returns the names such a pattern accepts, nil for any
 // other pattern.
 func regexAlternatives(re string) []string {
-	m := nameAlternation.FindStringSubmatch(re)
+	m := nameAlternation().FindStringSubmatch(re)
 	if m == nil {
 		return nil
 	}
@@ -239,4 +240,4 @@ func regexAlternatives(re string) []string {
 
 // nameAlternation matches a pattern that is just a list of names,
 // ^prefix(name|name|...)$, as the schemas use for long option lists.
-var nameAlternation = regexp.MustCompile(`^\^([a-z0-9_-]*)\(([a-z0-9_|-]+)\)\$$`)
+var nameAlternation = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\^([a-z0-9_-]*)\(([a-z0-9_|-]+)\)\$$`) })

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"gopkg.in/yaml.v3"
@@ -72,8 +73,10 @@ type Catalog struct {
 }
 
 var (
-	idPattern   = regexp.MustCompile(`^(DS|ACC|VLLM|K8S|MIG|GPU|SCHEMA|PARSE|TUNE|SUP|CFG|[A-Z]{2,8})[0-9]{3}$`)
-	slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	idPattern = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(DS|ACC|VLLM|K8S|MIG|GPU|SCHEMA|PARSE|TUNE|SUP|CFG|[A-Z]{2,8})[0-9]{3}$`)
+	})
+	slugPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 )
 
 // Module is a policy file: its source, package and METADATA, read
@@ -339,10 +342,10 @@ func fromMetadata(a *metadata) (*Rule, error) {
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("rule %q: missing metadata field(s): %s", r.ID, strings.Join(missing, ", "))
 	}
-	if !idPattern.MatchString(r.ID) {
+	if !idPattern().MatchString(r.ID) {
 		return nil, fmt.Errorf("rule %q: id must be a family prefix and 3 digits (e.g. DS001)", r.ID)
 	}
-	if !slugPattern.MatchString(r.Slug) {
+	if !slugPattern().MatchString(r.Slug) {
 		return nil, fmt.Errorf("rule %s: slug %q is not kebab-case", r.ID, r.Slug)
 	}
 	if len(r.Title) > 60 || strings.HasSuffix(r.Title, ".") {

@@ -3,6 +3,7 @@ package source
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Kind is what a file configures. It is decided by content, not by name.
@@ -174,7 +175,9 @@ func detectDoc(root *Node) Kind {
 
 // keyPattern finds keys in text that does not parse: "key": in JSON and
 // key: at the start of a YAML line.
-var keyPattern = regexp.MustCompile(`(?m)"([A-Za-z_][A-Za-z0-9_.-]*)"\s*:|^([A-Za-z_][A-Za-z0-9_.-]*):`)
+var keyPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)"([A-Za-z_][A-Za-z0-9_.-]*)"\s*:|^([A-Za-z_][A-Za-z0-9_.-]*):`)
+})
 
 // DetectText classifies a file that did not parse from the keys its text
 // mentions, so a broken DeepSpeed template is still reported as one.
@@ -184,7 +187,7 @@ func DetectText(data []byte) Kind {
 	}
 	root := &Node{Kind: MapNode}
 	seen := map[string]bool{}
-	for _, m := range keyPattern.FindAllSubmatch(data, 2000) {
+	for _, m := range keyPattern().FindAllSubmatch(data, 2000) {
 		k := string(m[1])
 		if k == "" {
 			k = string(m[2])

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/gpulint/gpulint/internal/finding"
 )
@@ -145,7 +146,7 @@ func (f *File) flowInsert(c *Node, key string, v any) ([]finding.Edit, error) {
 	}
 	sep := ", "
 	if len(spans) >= 2 {
-		if between := string(f.Data[spans[0].end:spans[1].start]); sepRE.MatchString(between) {
+		if between := string(f.Data[spans[0].end:spans[1].start]); sepRE().MatchString(between) {
 			sep = between
 		}
 	}
@@ -178,8 +179,8 @@ func (f *File) bareProps(n *Node) bool {
 }
 
 var (
-	sepRE   = regexp.MustCompile(`^[ \t]*,[ \t]*$`)
-	colonRE = regexp.MustCompile(`^[ \t]*:[ \t]*$`)
+	sepRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]*,[ \t]*$`) })
+	colonRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[ \t]*:[ \t]*$`) })
 )
 
 // colonSep returns the text between keys and values in c (": " by
@@ -187,7 +188,7 @@ var (
 func (f *File) colonSep(c *Node) string {
 	for _, e := range c.Entries {
 		if within(e.Key, c) && e.Key.End.Offset <= e.Value.Start.Offset {
-			if s := string(f.Data[e.Key.End.Offset:e.Value.Start.Offset]); colonRE.MatchString(s) {
+			if s := string(f.Data[e.Key.End.Offset:e.Value.Start.Offset]); colonRE().MatchString(s) {
 				return s
 			}
 		}

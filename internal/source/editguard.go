@@ -6,26 +6,27 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"sync"
 	"unicode/utf8"
 )
 
 // explicitKey finds a YAML explicit-key indicator ("? ") at the start of
 // a line's content; "$" does not match before a CRLF's '\r'.
-var explicitKey = regexp.MustCompile(`(?m)^[ \t-]*\?([ \t\r]|$)`)
+var explicitKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t-]*\?([ \t\r]|$)`) })
 
 // loneCR finds a carriage return that is not part of CRLF.
-var loneCR = regexp.MustCompile(`\r([^\n]|$)`)
+var loneCR = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\r([^\n]|$)`) })
 
 // editable refuses files whose layout the editor does not handle, before
 // any op runs, with the reason and what the user can change.
 func (f *File) editable() error {
-	if loneCR.Match(f.Data) {
+	if loneCR().Match(f.Data) {
 		return fmt.Errorf("edit %s: the file breaks lines with a lone carriage return, which gpulint does not edit; convert it to LF or CRLF", f.Path)
 	}
 	if f.Format != FormatYAML {
 		return nil
 	}
-	if explicitKey.Match(f.Data) {
+	if explicitKey().Match(f.Data) {
 		return fmt.Errorf("edit %s: the file uses explicit (?) keys, whose layout gpulint does not edit; change it by hand", f.Path)
 	}
 	if bytes.Contains(f.Data[bomLen(f.Data):], []byte("\ufeff")) {

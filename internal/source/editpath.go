@@ -7,6 +7,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -46,7 +47,9 @@ func normPath(path []any) ([]any, error) {
 }
 
 // jsonNumberRE is JSON's number grammar.
-var jsonNumberRE = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$`)
+var jsonNumberRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?$`)
+})
 
 // normValue turns an op value into nil, bool, string, int64, float64,
 // json.Number, map[string]any or []any.
@@ -81,7 +84,7 @@ func normValue(v any) (any, error) {
 		return float64(x), nil
 	case json.Number:
 		// Kept as written, so "1.0" stays a float in the file.
-		if !jsonNumberRE.MatchString(string(x)) {
+		if !jsonNumberRE().MatchString(string(x)) {
 			return nil, fmt.Errorf("bad number %q", x)
 		}
 		return x, nil

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -191,10 +192,10 @@ func yamlFloat(x float64) string {
 func yamlNumber(n json.Number) string {
 	s := string(n)
 	isInt := !strings.ContainsAny(s, ".eE")
-	if isInt && yamlIntRE.MatchString(s) {
+	if isInt && yamlIntRE().MatchString(s) {
 		return s
 	}
-	if !isInt && yamlFloatRE.MatchString(s) && yaml12NonString.MatchString(s) {
+	if !isInt && yamlFloatRE().MatchString(s) && yaml12NonString().MatchString(s) {
 		return s
 	}
 	f, _ := n.Float64()
@@ -231,10 +232,12 @@ func yamlFloatForm(x float64) string {
 // yaml12NonString matches plain scalars a YAML 1.2 core-schema loader
 // (yaml.v3, ruamel) reads as something other than a string, so a string
 // value written plain stays a string for every loader.
-var yaml12NonString = regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+` +
-	`|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?` +
-	`|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)` +
-	`|[Tt]rue|TRUE|[Ff]alse|FALSE|[Nn]ull|NULL|~|[YyNn])$`)
+var yaml12NonString = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+` +
+		`|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?` +
+		`|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)` +
+		`|[Tt]rue|TRUE|[Ff]alse|FALSE|[Nn]ull|NULL|~|[YyNn])$`)
+})
 
 // plainSafe reports whether s can be written as a plain YAML scalar and be
 // read back as the same string, by YAML 1.1 and 1.2 loaders alike.
@@ -245,7 +248,7 @@ func plainSafe(s string, flow bool) bool {
 	if tag, _ := resolvePlain(s); tag != "str" {
 		return false
 	}
-	if isYAMLTimestamp(s) || yaml12NonString.MatchString(s) || s == "<<" || s == "=" {
+	if isYAMLTimestamp(s) || yaml12NonString().MatchString(s) || s == "<<" || s == "=" {
 		return false
 	}
 	switch s[0] {

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // YAML 1.1 implicit types, as PyYAML's SafeLoader resolves plain scalars.
@@ -15,20 +16,26 @@ import (
 // (SafeConstructor.construct_yaml_int/float/bool). The float pattern needs
 // a '.', and an exponent needs a sign, so "2e-5" and "5e8" are strings.
 var (
-	yamlFloatRE = regexp.MustCompile(`^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?` +
-		`|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?` +
-		`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*` +
-		`|[-+]?\.(?:inf|Inf|INF)` +
-		`|\.(?:nan|NaN|NAN))$`)
-	yamlIntRE = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+` +
-		`|[-+]?0[0-7_]+` +
-		`|[-+]?(?:0|[1-9][0-9_]*)` +
-		`|[-+]?0x[0-9a-fA-F_]+` +
-		`|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	yamlTimestampRE = regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]` +
-		`|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?` +
-		`(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?` +
-		`(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
+	yamlFloatRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+][0-9]+)?` +
+			`|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?` +
+			`|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*` +
+			`|[-+]?\.(?:inf|Inf|INF)` +
+			`|\.(?:nan|NaN|NAN))$`)
+	})
+	yamlIntRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-+]?0b[0-1_]+` +
+			`|[-+]?0[0-7_]+` +
+			`|[-+]?(?:0|[1-9][0-9_]*)` +
+			`|[-+]?0x[0-9a-fA-F_]+` +
+			`|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	})
+	yamlTimestampRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]` +
+			`|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?` +
+			`(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?` +
+			`(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
+	})
 )
 
 // resolvePlain returns the tag and value PyYAML's SafeLoader gives a plain
@@ -44,12 +51,12 @@ func resolvePlain(s string) (tag string, value any) {
 	}
 	switch c := s[0]; {
 	case c == '-' || c == '+' || c == '.' || (c >= '0' && c <= '9'):
-		if yamlFloatRE.MatchString(s) {
+		if yamlFloatRE().MatchString(s) {
 			if v, ok := constructFloat(s); ok {
 				return "float", v
 			}
 		}
-		if yamlIntRE.MatchString(s) {
+		if yamlIntRE().MatchString(s) {
 			if v, ok := constructInt(s); ok {
 				return "int", v
 			}
@@ -62,7 +69,7 @@ func resolvePlain(s string) (tag string, value any) {
 // date or time. gpulint keeps such values as strings, but a new string
 // value that looks like one must be quoted.
 func isYAMLTimestamp(s string) bool {
-	return s != "" && s[0] >= '0' && s[0] <= '9' && yamlTimestampRE.MatchString(s)
+	return s != "" && s[0] >= '0' && s[0] <= '9' && yamlTimestampRE().MatchString(s)
 }
 
 // resolveTagged applies an explicit tag (in yaml.v3's short form, "!!int")
