@@ -101,6 +101,21 @@ type yamlConv struct {
 	nodes  int // nodes so far, aliases expanded
 	done   map[*yaml.Node]convInfo
 	active map[*yaml.Node]bool // anchored nodes being converted
+	slab   []Node              // nodes handed out by newNode
+}
+
+// newNode returns a zero Node from a chunk allocated for several: one
+// allocation instead of one per node. A file's nodes live and die
+// together, so a chunk holds nothing alive longer than its file. document
+// sizes the first chunk to the document's nodes; aliases expanded beyond
+// it take chunks of 32.
+func (c *yamlConv) newNode() *Node {
+	if len(c.slab) == 0 {
+		c.slab = make([]Node, 32)
+	}
+	n := &c.slab[0]
+	c.slab = c.slab[1:]
+	return n
 }
 
 func (c *yamlConv) errAt(off int, format string, args ...any) error {
@@ -123,6 +138,9 @@ func (c *yamlConv) document(yn *yaml.Node, index int) (*Document, error) {
 		doc.Start = c.f.PosAt(start)
 		doc.End = doc.Start
 		return doc, nil
+	}
+	if len(c.slab) == 0 {
+		c.slab = make([]Node, min(countNodes(root, 0), c.lim.MaxNodes+1))
 	}
 	r, err := c.convert(root, 0)
 	if err != nil {
@@ -156,6 +174,23 @@ type converted struct {
 }
 
 // convert converts yn found under depth collections.
+// countNodes counts the nodes convert makes for yn, aliases not expanded,
+// up to the depth at which convert stops.
+func countNodes(yn *yaml.Node, depth int) int {
+	if yn.Kind == yaml.AliasNode || depth > maxCountDepth {
+		return 0
+	}
+	n := 1
+	for _, c := range yn.Content {
+		n += countNodes(c, depth+1)
+	}
+	return n
+}
+
+// maxCountDepth bounds countNodes' recursion; convert refuses documents
+// nested deeper than its Limits long before this.
+const maxCountDepth = 10000
+
 func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 	start := c.ix.offset(yn.Line, yn.Column)
 	if yn.Kind == yaml.AliasNode {
@@ -174,7 +209,8 @@ func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 		c.active[yn] = true
 		defer delete(c.active, yn)
 	}
-	n := &Node{Start: c.cur.at(start)}
+	n := c.newNode()
+	n.Start = c.cur.at(start)
 	r := converted{node: n, size: 1, aliasStart: -1}
 	switch yn.Kind {
 	case yaml.ScalarNode:
@@ -203,6 +239,11 @@ func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 			if bracketed = !pair && open < len(c.f.Data) && c.f.Data[open] == want; bracketed {
 				r.end = open + 1
 			}
+		}
+		if n.Kind == SeqNode {
+			n.Items = make([]*Node, 0, len(yn.Content))
+		} else {
+			n.Entries = make([]Entry, 0, len(yn.Content)/2)
 		}
 		var merges []*Node
 		for i, child := range yn.Content {
