@@ -41,6 +41,34 @@ var (
 // resolvePlain returns the tag and value PyYAML's SafeLoader gives a plain
 // scalar. Timestamps are kept as strings (tag "str"); see isYAMLTimestamp.
 func resolvePlain(s string) (tag string, value any) {
+	if v, ok := plainDecimal(s); ok {
+		return "int", v
+	}
+	return resolvePlainRE(s)
+}
+
+// plainDecimal reads the commonest plain scalar, an unsigned decimal
+// integer, without the regexps: all digits, no leading zero (which would
+// make it octal), at most 18 of them (so it fits an int64). The float
+// pattern needs a '.', so such a string is always an int.
+// TestPlainDecimal holds it to resolvePlainRE.
+func plainDecimal(s string) (int64, bool) {
+	if s == "" || len(s) > 18 || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+// resolvePlainRE is resolvePlain by PyYAML's patterns.
+func resolvePlainRE(s string) (tag string, value any) {
 	switch s {
 	case "", "~", "null", "Null", "NULL":
 		return "null", nil

@@ -1,6 +1,8 @@
 package source
 
 import (
+	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -67,5 +69,28 @@ func TestYAMLScalarStyles(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestPlainDecimal holds resolvePlain's fast path for decimal integers to
+// the pattern-based resolution it skips.
+func TestPlainDecimal(t *testing.T) {
+	cases := []string{"", "0", "00", "01", "07", "08", "1", "9", "10", "42", "123456789012345678",
+		"1234567890123456789", "9223372036854775807", "9223372036854775808", "99999999999999999999",
+		"-1", "+1", "1_000", "1.0", "1e5", "1:30", "0x10", "0b1", "1a", "١٢", " 1", "1 "}
+	for i := range 2000 { // every length up to 19 digits, leading zeros included
+		digits := strconv.FormatUint(uint64(i)*2654435761, 10) + "1234567890123456789"
+		cases = append(cases, digits[:1+i%19])
+		cases = append(cases, fmt.Sprintf("%0*d", 1+i%19, i))
+	}
+	for _, s := range cases {
+		wantTag, wantVal := resolvePlainRE(s)
+		gotTag, gotVal := resolvePlain(s)
+		if gotTag != wantTag || gotVal != wantVal {
+			t.Errorf("resolvePlain(%q) = %s %#v, patterns give %s %#v", s, gotTag, gotVal, wantTag, wantVal)
+		}
+		if v, ok := plainDecimal(s); ok && (wantTag != "int" || wantVal != v) {
+			t.Errorf("plainDecimal(%q) = %d, patterns give %s %#v", s, v, wantTag, wantVal)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 
@@ -19,8 +20,14 @@ type yamlIndex struct {
 }
 
 func newYAMLIndex(data []byte) *yamlIndex {
-	ix := &yamlIndex{data: data, lines: []int{bomLen(data)}}
+	lines := make([]int, 1, bytes.Count(data, []byte{'\n'})+2)
+	lines[0] = bomLen(data)
+	ix := &yamlIndex{data: data, lines: lines}
 	for i := ix.lines[0]; i < len(data); {
+		if !breakStart[data[i]] {
+			i++
+			continue
+		}
 		n := breakLen(data, i)
 		if n == 0 {
 			i++
@@ -32,6 +39,9 @@ func newYAMLIndex(data []byte) *yamlIndex {
 	ix.line, ix.col, ix.off = 1, 1, ix.lines[0]
 	return ix
 }
+
+// breakStart marks the bytes breakLen can find a line break at.
+var breakStart = [256]bool{'\n': true, '\r': true, 0xc2: true, 0xe2: true}
 
 // breakLen returns the length of the line break at data[i], or 0.
 func breakLen(data []byte, i int) int {
