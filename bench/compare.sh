@@ -50,15 +50,19 @@ measure() { # label, command...
 }
 
 # Millisecond-resolution timing for the one-file case (GNU time rounds to
-# 10 ms): median of $runs runs.
-median_ms() {
-  local ts=()
+# 10 ms).
+# Medians in ms of $runs runs each of gcmd and ccmd, taking turns.
+paired_ms() {
+  local gs=() cs=() t0
   for _ in $(seq "$runs"); do
-    local t0=$EPOCHREALTIME
-    "$@" >/dev/null 2>&1 || true
-    ts+=("$(echo "($EPOCHREALTIME - $t0) * 1000" | bc -l)")
+    t0=$EPOCHREALTIME; "${gcmd[@]}" >/dev/null 2>&1 || true
+    gs+=("$(echo "($EPOCHREALTIME - $t0) * 1000" | bc -l)")
+    t0=$EPOCHREALTIME; "${ccmd[@]}" >/dev/null 2>&1 || true
+    cs+=("$(echo "($EPOCHREALTIME - $t0) * 1000" | bc -l)")
   done
-  printf '%s\n' "${ts[@]}" | sort -g | awk -v n="$runs" '{v[NR]=$1} END{printf "%.1f", (n%2)?v[(n+1)/2]:(v[n/2]+v[n/2+1])/2}'
+  local med='{v[NR]=$1} END{printf "%.1f", (n%2)?v[(n+1)/2]:(v[n/2]+v[n/2+1])/2}'
+  printf '%s %s\n' "$(printf '%s\n' "${gs[@]}" | sort -g | awk -v n="$runs" "$med")" \
+    "$(printf '%s\n' "${cs[@]}" | sort -g | awk -v n="$runs" "$med")"
 }
 
 ratio() { echo "scale=3; $1 / $2" | bc -l; }
@@ -69,9 +73,12 @@ verdict() { # value op limit
 echo "gpulint $(gpulint version | cut -d' ' -f2) vs conftest $CONFTEST_VERSION, $runs runs each, $(nproc) cores, load average $(cut -d' ' -f1 /proc/loadavg)"
 echo
 
-# 1. One small file, process start to exit (no cache).
-g1=$(median_ms gpulint lint --no-cache --fail-on never "$small")
-c1=$(median_ms conftest test --no-color -p "$policy" "$small")
+# 1. One small file, process start to exit (no cache). The two tools take
+# turns, run by run, so that a change in the machine's load while the
+# runs go on weighs on both alike.
+gcmd=(gpulint lint --no-cache --fail-on never "$small")
+ccmd=(conftest test --no-color -p "$policy" "$small")
+read -r g1 c1 < <(paired_ms)
 r1=$(ratio "$g1" "$c1")
 printf 'one file:      gpulint %6.1f ms  conftest %6.1f ms  ratio %.2f (target <= 0.50: %s; < 30 ms: %s)\n' \
   "$g1" "$c1" "$r1" "$(verdict "$r1" '<=' 0.5)" "$(verdict "$g1" '<' 30)"
