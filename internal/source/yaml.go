@@ -173,7 +173,6 @@ type converted struct {
 	aliasStart int // for an alias, where "*name" starts; else -1
 }
 
-// convert converts yn found under depth collections.
 // countNodes counts the nodes convert makes for yn, aliases not expanded,
 // up to the depth at which convert stops.
 func countNodes(yn *yaml.Node, depth int) int {
@@ -191,6 +190,7 @@ func countNodes(yn *yaml.Node, depth int) int {
 // nested deeper than its Limits long before this.
 const maxCountDepth = 10000
 
+// convert converts yn found under depth collections.
 func (c *yamlConv) convert(yn *yaml.Node, depth int) (converted, error) {
 	start := c.ix.offset(yn.Line, yn.Column)
 	if yn.Kind == yaml.AliasNode {
