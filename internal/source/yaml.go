@@ -33,6 +33,9 @@ import (
 //
 // On a syntax error ParseYAML returns the documents before the broken one
 // and a *Error at the position of the problem. The File is never nil.
+//
+// Files in the shape most configs have are read by a fast reader
+// (yamlfast.go) that gives the same result; the rest go through yaml.v3.
 func ParseYAML(path string, data []byte, lim Limits) (*File, error) {
 	lim = lim.withDefaults()
 	if int64(len(data)) > lim.MaxBytes {
@@ -45,6 +48,18 @@ func ParseYAML(path string, data []byte, lim Limits) (*File, error) {
 	if len(bytes.TrimSpace(data[bomLen(data):])) == 0 {
 		return f, nil // white space only (yaml.v3 rejects a tab here)
 	}
+	if !noFastYAML && parseYAMLFast(f, lim) {
+		return f, nil
+	}
+	return f, parseYAMLFull(f, lim)
+}
+
+// noFastYAML turns the fast reader off, for tests that compare the two.
+var noFastYAML = false
+
+// parseYAMLFull reads f.Data with yaml.v3 and converts its node trees.
+func parseYAMLFull(f *File, lim Limits) error {
+	data := f.Data
 	c := &yamlConv{
 		f:      f,
 		ix:     newYAMLIndex(data),
@@ -58,18 +73,18 @@ func ParseYAML(path string, data []byte, lim Limits) (*File, error) {
 		var yn yaml.Node
 		err := decodeYAML(dec, &yn)
 		if errors.Is(err, io.EOF) {
-			return f, nil
+			return nil
 		}
 		if err != nil {
 			base := 0
 			if n := len(f.Docs); n > 0 {
 				base = f.Docs[n-1].End.Offset
 			}
-			return f, c.syntaxError(err, base)
+			return c.syntaxError(err, base)
 		}
 		doc, err := c.document(&yn, len(f.Docs))
 		if err != nil {
-			return f, err
+			return err
 		}
 		f.Docs = append(f.Docs, doc)
 	}
