@@ -34,7 +34,10 @@ type fastYAML struct {
 	lim  Limits
 
 	nodes int
-	slab  []Node
+	// slab hands out nodes from chunks that double in size, so that a
+	// file takes few allocations and wastes at most about half of one.
+	slab      []Node
+	slabChunk int
 	// Scratch stacks from which each collection's children are copied
 	// into a slice of their final size.
 	items   []*Node
@@ -48,7 +51,6 @@ func parseYAMLFast(f *File, lim Limits) (ok bool) {
 		return false
 	}
 	p := &fastYAML{data: f.Data, text: string(f.Data), cur: posCursor{lines: f.Lines}, lim: lim}
-	p.slab = make([]Node, min(estimateNodes(f.Data), 2048, lim.MaxNodes+1))
 	defer func() {
 		if r := recover(); r != nil {
 			if _, bail := r.(fastBail); !bail {
@@ -100,12 +102,6 @@ var fastSuspect = func() (t [256]bool) {
 	return t
 }()
 
-// estimateNodes guesses a file's node count from its indicators: at most
-// two nodes per ':' (key and value), one per '-' or ','.
-func estimateNodes(data []byte) int {
-	return 2*bytes.Count(data, []byte{':'}) + bytes.Count(data, []byte{'-'}) + bytes.Count(data, []byte{','}) + 2
-}
-
 func (p *fastYAML) bail() { panic(fastBail{}) }
 
 func (p *fastYAML) newNode(depth int, collection bool) *Node {
@@ -117,7 +113,8 @@ func (p *fastYAML) newNode(depth int, collection bool) *Node {
 		p.bail()
 	}
 	if len(p.slab) == 0 {
-		p.slab = make([]Node, 256)
+		p.slabChunk = min(max(2*p.slabChunk, 32), 1024)
+		p.slab = make([]Node, p.slabChunk)
 	}
 	n := &p.slab[0]
 	p.slab = p.slab[1:]
