@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/gpulint/gpulint/internal/lint"
+	"github.com/gpulint/gpulint/internal/normalize"
 )
 
 // Deps compiles the embedded assets once per run. A failure here is
@@ -14,7 +15,16 @@ func (f *Factory) Deps() (*lint.Deps, error) {
 			f.err = err
 			return
 		}
+		d.Validator = f.Validator()
 		f.deps = &d
 	})
 	return f.deps, f.err
+}
+
+// Validator returns the run's schema validator. It exists before the
+// other dependencies, so that a short run can start compiling the
+// schemas it will need while they are built (see prepareRun).
+func (f *Factory) Validator() *normalize.Validator {
+	f.validatorOnce.Do(func() { f.validator = normalize.NewValidator(f.Assets.Schemas) })
+	return f.validator
 }

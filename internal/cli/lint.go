@@ -111,9 +111,17 @@ func (o *LintOptions) validate() error {
 // prepareRun builds the linter for a set of paths: dependencies, target
 // flags checked against the catalogs, project files loaded.
 func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.Linter, []string, *lint.Deps, error) {
+	// A run over a few named files starts compiling the schemas and
+	// loading the rules of their kinds now, while the rest gets ready; a
+	// one-file run otherwise waits for both after reading its file.
+	early := lint.SniffKinds(paths)
+	lint.WarmSchemas(f.Validator(), early)
 	deps, err := f.Deps()
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if len(t.Policies) == 0 {
+		deps.Warm(early) // custom policies make another engine (below)
 	}
 	if err := deps.Targets.CheckFlags(t.GPU, t.Model); err != nil {
 		return nil, nil, nil, &usageError{err}
@@ -154,6 +162,7 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 		}
 		deps = custom
 	}
+	deps.Warm(early)
 	if !t.NoCache {
 		lopts.Cache = openCache(f, policyDirs, lopts)
 	}
@@ -208,6 +217,7 @@ func withCustomPolicies(f *Factory, dirs []string) (*lint.Deps, error) {
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("custom policies: %w", err)}
 	}
+	d.Validator = f.Validator()
 	return &d, nil
 }
 

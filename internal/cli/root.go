@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpulint/gpulint/internal/iostreams"
 	"github.com/gpulint/gpulint/internal/lint"
+	"github.com/gpulint/gpulint/internal/normalize"
 )
 
 // Version is gpulint's version; the build may override it with -ldflags.
@@ -57,6 +58,9 @@ type Factory struct {
 	once sync.Once
 	deps *lint.Deps
 	err  error
+
+	validatorOnce sync.Once
+	validator     *normalize.Validator
 }
 
 // Run executes gpulint with args (without the program name) and returns

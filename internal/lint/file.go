@@ -109,7 +109,7 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 			continue
 		}
 		s := &subject{kind: string(kind), file: f, doc: i, root: d.Root, value: value}
-		schema := string(kind)
+		schema := string(kind) // schemasFor (warm.go) lists these too
 		switch kind {
 		case source.KindVLLM:
 			s.value, s.keyMap, s.snake = canonicalVLLM(d.Root, value)
