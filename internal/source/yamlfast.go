@@ -482,11 +482,7 @@ func (p *fastYAML) singleQuoted(i, depth int) (*Node, int) {
 		}
 		break
 	}
-	text := p.text[i+1 : j]
-	if escaped {
-		text = b.String()
-	}
-	return p.quoted(i, j+1, text, SingleQuoted, depth), j + 1
+	return p.quoted(i, j+1, &b, escaped, SingleQuoted, depth), j + 1
 }
 
 // doubleQuoted reads a one-line double-quoted scalar with at most the
@@ -526,14 +522,16 @@ func (p *fastYAML) doubleQuoted(i, depth int) (*Node, int) {
 		}
 		break
 	}
-	text := p.text[i+1 : j]
+	return p.quoted(i, j+1, &b, escaped, DoubleQuoted, depth), j + 1
+}
+
+// quoted makes the node of a quoted scalar from start to end: its text is
+// what b decoded when it held an escape, else the text between the quotes.
+func (p *fastYAML) quoted(start, end int, b *strings.Builder, escaped bool, style ScalarStyle, depth int) *Node {
+	text := p.text[start+1 : end-1]
 	if escaped {
 		text = b.String()
 	}
-	return p.quoted(i, j+1, text, DoubleQuoted, depth), j + 1
-}
-
-func (p *fastYAML) quoted(start, end int, text string, style ScalarStyle, depth int) *Node {
 	n := p.newNode(depth, false)
 	n.Kind, n.Style, n.Text, n.Tag, n.Value = ScalarNode, style, text, "str", text
 	n.Start, n.End = p.cur.at(start), p.cur.at(end)
