@@ -34,8 +34,9 @@ type fastYAML struct {
 	lim  Limits
 
 	nodes int
-	// slab hands out nodes from chunks that double in size, so that a
-	// file takes few allocations and wastes at most about half of one.
+	// slab hands out nodes from a first chunk sized from the line count,
+	// then from chunks that double in size, so that a file takes few
+	// allocations and wastes little.
 	slab      []Node
 	slabChunk int
 	// Scratch stacks from which each collection's children are copied
@@ -51,6 +52,10 @@ func parseYAMLFast(f *File, lim Limits) (ok bool) {
 		return false
 	}
 	p := &fastYAML{data: f.Data, text: string(f.Data), cur: posCursor{lines: f.Lines}, lim: lim}
+	// A block document has at most a key and a value per line; flow
+	// collections and comments move that either way, and newNode grows.
+	p.slabChunk = min(2*len(f.Lines)+8, 1024, lim.MaxNodes+1)
+	p.slab = make([]Node, p.slabChunk)
 	defer func() {
 		if r := recover(); r != nil {
 			if _, bail := r.(fastBail); !bail {
