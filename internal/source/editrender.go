@@ -1,9 +1,9 @@
 package source
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/gpulint/gpulint/internal/finding"
 	"math"
 	"regexp"
 	"sort"
@@ -12,16 +12,18 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/gpulint/gpulint/internal/finding"
 )
 
 // Layout helpers over f.Data. Lines end at '\n'.
 
 // lineStart returns the offset at which the line holding off starts.
 func (f *File) lineStart(off int) int {
-	for off > 0 && f.Data[off-1] != '\n' {
-		off--
+	if off <= 0 {
+		return off
 	}
-	return off
+	return bytes.LastIndexByte(f.Data[:off], '\n') + 1
 }
 
 // lineEnd returns the offset of the line break ending off's line ("\r\n"
@@ -39,11 +41,11 @@ func (f *File) lineEnd(off int) int {
 // nextLineStart returns the offset after the '\n' ending off's line, or
 // len(Data).
 func (f *File) nextLineStart(off int) int {
-	for off < len(f.Data) {
-		if f.Data[off] == '\n' {
-			return off + 1
-		}
-		off++
+	if off >= len(f.Data) {
+		return len(f.Data)
+	}
+	if i := bytes.IndexByte(f.Data[off:], '\n'); i >= 0 {
+		return off + i + 1
 	}
 	return len(f.Data)
 }

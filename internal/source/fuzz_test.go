@@ -16,23 +16,7 @@ var fuzzLimits = Limits{MaxBytes: 1 << 16, MaxDepth: 64, MaxNodes: 5000}
 // addSeeds adds the edit-case inputs, the benchmark fixtures and a few
 // tricky snippets to a fuzz corpus.
 func addSeeds(f *testing.F, add func(data []byte)) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "edits", "*.txtar"))
-	for _, p := range paths {
-		a, err := txtar.ParseFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		for _, file := range a.Files {
-			if strings.HasPrefix(file.Name, "input") {
-				add(file.Data)
-			}
-		}
-	}
-	for _, name := range []string{"ds_config.json", "lws.yaml"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "bench", name))
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range caseInputs(f) {
 		add(data)
 	}
 	for _, s := range []string{
@@ -43,6 +27,33 @@ func addSeeds(f *testing.F, add func(data []byte)) {
 	} {
 		add([]byte(s))
 	}
+}
+
+// caseInputs returns the edit cases' inputs and the benchmark fixtures,
+// by name.
+func caseInputs(tb testing.TB) map[string][]byte {
+	in := map[string][]byte{}
+	paths, _ := filepath.Glob(filepath.Join("testdata", "edits", "*.txtar"))
+	for _, p := range paths {
+		a, err := txtar.ParseFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, file := range a.Files {
+			if strings.HasPrefix(file.Name, "input") {
+				in[p+":"+file.Name] = file.Data
+			}
+		}
+	}
+	for _, name := range []string{"ds_config.json", "lws.yaml"} {
+		p := filepath.Join("testdata", "bench", name)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		in[p] = data
+	}
+	return in
 }
 
 // checkErr fails unless err is nil or a *Error whose position is in data.

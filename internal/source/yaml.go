@@ -48,14 +48,11 @@ func ParseYAML(path string, data []byte, lim Limits) (*File, error) {
 	if len(bytes.TrimSpace(data[bomLen(data):])) == 0 {
 		return f, nil // white space only (yaml.v3 rejects a tab here)
 	}
-	if !noFastYAML && parseYAMLFast(f, lim) {
+	if parseYAMLFast(f, lim) {
 		return f, nil
 	}
 	return f, parseYAMLFull(f, lim)
 }
-
-// noFastYAML turns the fast reader off, for tests that compare the two.
-var noFastYAML = false
 
 // parseYAMLFull reads f.Data with yaml.v3 and converts its node trees.
 func parseYAMLFull(f *File, lim Limits) error {

@@ -1,9 +1,6 @@
 package source
 
-import (
-	"bytes"
-	"strings"
-)
+import "strings"
 
 // The fast YAML reader.
 //
@@ -28,6 +25,7 @@ import (
 type fastBail struct{}
 
 type fastYAML struct {
+	f    *File
 	data []byte
 	text string // data as a string: scalar texts are substrings of it
 	cur  posCursor
@@ -51,7 +49,7 @@ func parseYAMLFast(f *File, lim Limits) (ok bool) {
 	if !fastBytesOK(f.Data) {
 		return false
 	}
-	p := &fastYAML{data: f.Data, text: string(f.Data), cur: posCursor{lines: f.Lines}, lim: lim}
+	p := &fastYAML{f: f, data: f.Data, text: string(f.Data), cur: posCursor{lines: f.Lines}, lim: lim}
 	// A block document has at most a key and a value per line; flow
 	// collections and comments move that either way, and newNode grows.
 	p.slabChunk = min(2*len(f.Lines)+8, 1024, lim.MaxNodes+1)
@@ -73,8 +71,7 @@ func parseYAMLFast(f *File, lim Limits) (ok bool) {
 // DEL, a byte-order mark anywhere, C1 controls, NEL, the Unicode line and
 // paragraph separators, U+FFFE and U+FFFF.
 func fastBytesOK(data []byte) bool {
-	for i := 0; i < len(data); i++ {
-		c := data[i]
+	for i, c := range data {
 		if !fastSuspect[c] {
 			continue
 		}
@@ -140,19 +137,25 @@ func (p *fastYAML) blankAt(i int) bool {
 	return c == ' ' || c == '\n' || c == 0
 }
 
-// lineStart returns the offset at which the line holding i starts.
-func (p *fastYAML) lineStart(i int) int {
-	return bytes.LastIndexByte(p.data[:i], '\n') + 1
+// spaces returns the offset after the spaces at i.
+func (p *fastYAML) spaces(i int) int {
+	for p.at(i) == ' ' {
+		i++
+	}
+	return i
 }
 
-// nextLine returns the offset after the '\n' that ends the line holding
-// i, or the end of the data.
-func (p *fastYAML) nextLine(i int) int {
-	j := bytes.IndexByte(p.data[i:], '\n')
-	if j < 0 {
-		return len(p.data)
-	}
-	return i + j + 1
+// dash reports whether a block sequence entry ("- " or a lone '-')
+// starts at i.
+func (p *fastYAML) dash(i int) bool {
+	return p.at(i) == '-' && p.blankAt(i+1)
+}
+
+// inlineAt reports whether a node starts at i, after "key:" or "-" and
+// their spaces, rather than the line ending there (a comment aside).
+func (p *fastYAML) inlineAt(i int) bool {
+	c := p.at(i)
+	return c != 0 && c != '\n' && !(c == '#' && p.data[i-1] == ' ')
 }
 
 // content returns the first character of the first line from ls (a line
@@ -168,7 +171,7 @@ func (p *fastYAML) content(ls int) (int, int) {
 		if i < len(p.data) && p.data[i] != '\n' && p.data[i] != '#' {
 			return i, i - ls
 		}
-		ls = p.nextLine(i)
+		ls = p.f.nextLineStart(i)
 	}
 	return len(p.data), -1
 }
@@ -180,9 +183,7 @@ func (p *fastYAML) docMarker(i int) bool {
 
 // rest checks that only spaces and a comment follow i on its line.
 func (p *fastYAML) rest(i int) {
-	for p.at(i) == ' ' {
-		i++
-	}
+	i = p.spaces(i)
 	switch c := p.at(i); {
 	case c == 0 || c == '\n':
 	case c == '#' && p.data[i-1] == ' ':
@@ -203,7 +204,7 @@ func (p *fastYAML) stream() []*Document {
 				p.bail() // "..."
 			}
 			p.rest(q + 3)
-			q, _ = p.content(p.nextLine(q + 3))
+			q, _ = p.content(p.f.nextLineStart(q + 3))
 			if q == len(p.data) || p.docMarker(q) {
 				pos := p.cur.at(start + 3)
 				docs = append(docs, &Document{Index: len(docs), Start: pos, End: pos})
@@ -217,7 +218,7 @@ func (p *fastYAML) stream() []*Document {
 		}
 		root, end := p.block(q, -1, 0)
 		docs = append(docs, &Document{Index: len(docs), Root: root, Start: root.Start, End: p.cur.at(end)})
-		q, _ = p.content(p.nextLine(end))
+		q, _ = p.content(p.f.nextLineStart(end))
 		if q < len(p.data) && !p.docMarker(q) {
 			p.bail()
 		}
@@ -229,7 +230,7 @@ func (p *fastYAML) stream() []*Document {
 // a collection indented parent columns (-1 at a document's root), under
 // depth collections. It returns the node and the offset after its text.
 func (p *fastYAML) block(q, parent, depth int) (*Node, int) {
-	if p.data[q] == '-' && p.blankAt(q+1) {
+	if p.dash(q) {
 		return p.blockSeq(q, depth)
 	}
 	if c := p.data[q]; c == '|' || c == '>' {
@@ -238,11 +239,7 @@ func (p *fastYAML) block(q, parent, depth int) (*Node, int) {
 		return n, end
 	}
 	n, end := p.inline(q, false, depth)
-	s := end
-	for p.at(s) == ' ' {
-		s++
-	}
-	if p.at(s) == ':' && p.blankAt(s+1) {
+	if s := p.spaces(end); p.at(s) == ':' && p.blankAt(s+1) {
 		if n.Kind != ScalarNode {
 			p.bail()
 		}
@@ -258,7 +255,7 @@ func (p *fastYAML) block(q, parent, depth int) (*Node, int) {
 // follow (that would continue a plain scalar, or be an error).
 func (p *fastYAML) value(end, parent int) {
 	p.rest(end)
-	q, col := p.content(p.nextLine(end))
+	q, col := p.content(p.f.nextLineStart(end))
 	if q < len(p.data) && col > parent && !(col == 0 && p.docMarker(q)) {
 		p.bail()
 	}
@@ -269,7 +266,7 @@ func (p *fastYAML) value(end, parent int) {
 func (p *fastYAML) blockMap(q int, key *Node, keyEnd, colon, depth int) (*Node, int) {
 	m := p.newNode(depth, true)
 	m.Kind, m.Start = MapNode, key.Start
-	col := q - p.lineStart(q)
+	col := m.Start.Col - 1 // bytes, and the fast reader has no tabs
 	end := keyEnd
 	base := len(p.entries)
 	for {
@@ -279,26 +276,21 @@ func (p *fastYAML) blockMap(q int, key *Node, keyEnd, colon, depth int) (*Node, 
 		v, vend := p.mapValue(colon, col, depth+1)
 		end = max(end, vend)
 		p.entries = append(p.entries, Entry{Key: key, Value: v})
-		nq, ncol := p.content(p.nextLine(vend))
+		nq, ncol := p.content(p.f.nextLineStart(vend))
 		if nq == len(p.data) || ncol < col || p.docMarker(nq) {
 			break
 		}
-		if ncol > col || p.data[nq] == '-' && p.blankAt(nq+1) {
+		if ncol > col || p.dash(nq) {
 			p.bail()
 		}
 		key, keyEnd = p.inline(nq, false, depth+1)
-		colon = keyEnd
-		for p.at(colon) == ' ' {
-			colon++
-		}
+		colon = p.spaces(keyEnd)
 		if key.Kind != ScalarNode || p.at(colon) != ':' || !p.blankAt(colon+1) {
 			p.bail()
 		}
 		end = max(end, keyEnd)
 	}
-	m.Entries = append(make([]Entry, 0, len(p.entries)-base), p.entries[base:]...)
-	clear(p.entries[base:])
-	p.entries = p.entries[:base]
+	m.Entries = popScratch(&p.entries, base)
 	m.End = p.cur.at(end)
 	return m, end
 }
@@ -306,17 +298,14 @@ func (p *fastYAML) blockMap(q int, key *Node, keyEnd, colon, depth int) (*Node, 
 // mapValue reads the value after the ':' at colon of a key in a block map
 // indented col columns.
 func (p *fastYAML) mapValue(colon, col, depth int) (*Node, int) {
-	v := colon + 1
-	for p.at(v) == ' ' {
-		v++
-	}
-	if c := p.at(v); c != 0 && c != '\n' && !(c == '#' && p.data[v-1] == ' ') {
-		if c == '-' && p.blankAt(v+1) {
+	v := p.spaces(colon + 1)
+	if p.inlineAt(v) {
+		if p.dash(v) {
 			p.bail() // "k: - x"
 		}
 		var n *Node
 		var end int
-		if c == '|' || c == '>' {
+		if c := p.data[v]; c == '|' || c == '>' {
 			n, end = p.blockScalar(v, col, depth)
 		} else {
 			n, end = p.inline(v, false, depth)
@@ -325,8 +314,8 @@ func (p *fastYAML) mapValue(colon, col, depth int) (*Node, int) {
 		return n, end
 	}
 	p.rest(v)
-	nq, ncol := p.content(p.nextLine(v))
-	if nq < len(p.data) && !p.docMarker(nq) && (ncol > col || ncol == col && p.data[nq] == '-' && p.blankAt(nq+1)) {
+	nq, ncol := p.content(p.f.nextLineStart(v))
+	if nq < len(p.data) && !p.docMarker(nq) && (ncol > col || ncol == col && p.dash(nq)) {
 		return p.block(nq, col, depth)
 	}
 	return p.empty(colon+1, depth), colon + 1
@@ -345,21 +334,18 @@ func (p *fastYAML) empty(i, depth int) *Node {
 func (p *fastYAML) blockSeq(q, depth int) (*Node, int) {
 	s := p.newNode(depth, true)
 	s.Kind, s.Start = SeqNode, p.cur.at(q)
-	col := q - p.lineStart(q)
+	col := s.Start.Col - 1
 	end := q
 	base := len(p.items)
 	for {
-		v := q + 1
-		for p.at(v) == ' ' {
-			v++
-		}
+		v := p.spaces(q + 1)
 		var it *Node
 		var iend int
-		if c := p.at(v); c != 0 && c != '\n' && !(c == '#' && p.data[v-1] == ' ') {
+		if p.inlineAt(v) {
 			it, iend = p.block(v, col, depth+1)
 		} else {
 			p.rest(v)
-			nq, ncol := p.content(p.nextLine(v))
+			nq, ncol := p.content(p.f.nextLineStart(v))
 			if nq < len(p.data) && !p.docMarker(nq) && ncol > col {
 				it, iend = p.block(nq, col, depth+1)
 			} else {
@@ -368,27 +354,25 @@ func (p *fastYAML) blockSeq(q, depth int) (*Node, int) {
 		}
 		end = max(end, iend)
 		p.items = append(p.items, it)
-		nq, ncol := p.content(p.nextLine(iend))
+		nq, ncol := p.content(p.f.nextLineStart(iend))
 		if nq == len(p.data) || ncol < col || p.docMarker(nq) {
 			break
 		}
 		if ncol > col {
 			p.bail()
 		}
-		if p.data[nq] != '-' || !p.blankAt(nq+1) {
+		if !p.dash(nq) {
 			break // the map holding this sequence goes on
 		}
 		q = nq
 	}
-	s.Items = append(make([]*Node, 0, len(p.items)-base), p.items[base:]...)
-	clear(p.items[base:])
-	p.items = p.items[:base]
+	s.Items = popScratch(&p.items, base)
 	s.End = p.cur.at(end)
 	return s, end
 }
 
-// inline reads a scalar or a flow collection that starts at i and ends on
-// the same line, in flow context or not.
+// inline reads a scalar or a flow collection that starts at i, in flow
+// context or not. A scalar ends on its line; a flow collection may not.
 func (p *fastYAML) inline(i int, flow bool, depth int) (*Node, int) {
 	switch c := p.at(i); c {
 	case '"':
@@ -487,7 +471,7 @@ func (p *fastYAML) singleQuoted(i, depth int) (*Node, int) {
 		}
 		break
 	}
-	return p.quoted(i, j+1, &b, escaped, SingleQuoted, depth), j + 1
+	return p.strNode(i, j+1, p.quotedText(i, j, &b, escaped), SingleQuoted, depth), j + 1
 }
 
 // doubleQuoted reads a one-line double-quoted scalar with at most the
@@ -527,25 +511,32 @@ func (p *fastYAML) doubleQuoted(i, depth int) (*Node, int) {
 		}
 		break
 	}
-	return p.quoted(i, j+1, &b, escaped, DoubleQuoted, depth), j + 1
+	return p.strNode(i, j+1, p.quotedText(i, j, &b, escaped), DoubleQuoted, depth), j + 1
 }
 
-// quoted makes the node of a quoted scalar from start to end: its text is
-// what b decoded when it held an escape, else the text between the quotes.
-func (p *fastYAML) quoted(start, end int, b *strings.Builder, escaped bool, style ScalarStyle, depth int) *Node {
-	text := p.text[start+1 : end-1]
+// quotedText is the text of the quoted scalar whose quotes are at q1
+// and q2: what b decoded when it held an escape, else the text between
+// them.
+func (p *fastYAML) quotedText(q1, q2 int, b *strings.Builder, escaped bool) string {
 	if escaped {
-		text = b.String()
+		return b.String()
 	}
+	return p.text[q1+1 : q2]
+}
+
+// strNode makes the node of a quoted or block scalar, a string, whose
+// text runs from start to end.
+func (p *fastYAML) strNode(start, end int, text string, style ScalarStyle, depth int) *Node {
 	n := p.newNode(depth, false)
 	n.Kind, n.Style, n.Text, n.Tag, n.Value = ScalarNode, style, text, "str", text
 	n.Start, n.End = p.cur.at(start), p.cur.at(end)
 	return n
 }
 
-// flowCollection reads a one-line flow sequence or map of scalars and
-// flow collections. Pairs in sequences ("[a: 1]"), keys without values
-// ("{a}"), empty values, a trailing comma and comments are left to the
+// flowCollection reads a flow sequence or map of scalars and flow
+// collections, over one line or several, comments and a trailing comma
+// included. Pairs in sequences ("[a: 1]"), keys without values ("{a}"),
+// empty values and a key whose ':' is on another line are left to the
 // full path.
 func (p *fastYAML) flowCollection(i, depth int) (*Node, int) {
 	n := p.newNode(depth, true)
@@ -559,10 +550,7 @@ func (p *fastYAML) flowCollection(i, depth int) (*Node, int) {
 	if p.at(j) != closer {
 		for {
 			k, kend := p.inline(j, true, depth+1)
-			j = kend
-			for p.at(j) == ' ' {
-				j++
-			}
+			j = p.spaces(kend)
 			if n.Kind == MapNode {
 				if k.Kind != ScalarNode || p.at(j) != ':' {
 					p.bail()
@@ -591,13 +579,9 @@ func (p *fastYAML) flowCollection(i, depth int) (*Node, int) {
 		}
 	}
 	if n.Kind == MapNode {
-		n.Entries = append(make([]Entry, 0, len(p.entries)-ebase), p.entries[ebase:]...)
-		clear(p.entries[ebase:])
-		p.entries = p.entries[:ebase]
+		n.Entries = popScratch(&p.entries, ebase)
 	} else {
-		n.Items = append(make([]*Node, 0, len(p.items)-base), p.items[base:]...)
-		clear(p.items[base:])
-		p.items = p.items[:base]
+		n.Items = popScratch(&p.items, base)
 	}
 	n.End = p.cur.at(j + 1)
 	return n, j + 1
@@ -614,7 +598,7 @@ func (p *fastYAML) flowSpace(j int) int {
 			if c := p.data[j-1]; c != ' ' && c != '\n' {
 				p.bail()
 			}
-			j = p.nextLine(j)
+			j = p.f.nextLineStart(j)
 		default:
 			return j
 		}
@@ -642,11 +626,8 @@ func (p *fastYAML) blockScalar(h, parent, depth int) (*Node, int) {
 	p.rest(j)
 	var b strings.Builder
 	indent, end, breaks, lead := -1, -1, 0, 0
-	for ls := p.nextLine(j); ls < len(p.data); ls = p.nextLine(ls) {
-		s := ls
-		for p.at(s) == ' ' {
-			s++
-		}
+	for ls := p.f.nextLineStart(j); ls < len(p.data); ls = p.f.nextLineStart(ls) {
+		s := p.spaces(ls)
 		if c := p.at(s); c == '\n' || c == 0 {
 			if indent >= 0 && s-ls > indent || indent < 0 && style == Folded {
 				p.bail()
@@ -667,9 +648,9 @@ func (p *fastYAML) blockScalar(h, parent, depth int) (*Node, int) {
 		if s-ls > indent && style == Folded {
 			p.bail()
 		}
-		le := ls + bytes.IndexByte(p.data[ls:], '\n')
-		if le < ls {
-			le = len(p.data)
+		le := p.f.nextLineStart(s)
+		if p.data[le-1] == '\n' {
+			le--
 		}
 		switch {
 		case end < 0 || style == Literal:
@@ -696,9 +677,14 @@ func (p *fastYAML) blockScalar(h, parent, depth int) (*Node, int) {
 	if !strip && end < len(p.data) {
 		b.WriteByte('\n') // clipped to the last line's break, when it has one
 	}
-	text := b.String()
-	n := p.newNode(depth, false)
-	n.Kind, n.Style, n.Text, n.Tag, n.Value = ScalarNode, style, text, "str", text
-	n.Start, n.End = p.cur.at(h), p.cur.at(end)
-	return n, end
+	return p.strNode(h, end, b.String(), style, depth), end
+}
+
+// popScratch returns the entries of a scratch stack from base on, in a
+// slice of their own size, and pops them.
+func popScratch[T any](stack *[]T, base int) []T {
+	out := append(make([]T, 0, len(*stack)-base), (*stack)[base:]...)
+	clear((*stack)[base:])
+	*stack = (*stack)[:base]
+	return out
 }

@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 )
 
 // fastFullSnippets exercise the shapes the fast reader takes and the
@@ -36,33 +34,13 @@ var fastFullSnippets = []string{
 	"a: [" + strings.Repeat("[", 70) + strings.Repeat("]", 70) + "]\n",
 }
 
-// fastInputs returns the inputs TestYAMLFastMatchesFull compares on:
-// the snippets above, the edit cases' inputs, the benchmark fixtures and
-// the corpus's YAML files.
+// fastInputs returns the inputs TestYAMLFastMatchesFull compares on
+// besides the corpus: the snippets above, the edit cases' inputs and the
+// benchmark fixtures.
 func fastInputs(t *testing.T) map[string][]byte {
-	in := map[string][]byte{}
+	in := caseInputs(t)
 	for i, s := range fastFullSnippets {
 		in[fmt.Sprintf("snippet %d %q", i, s)] = []byte(s)
-	}
-	paths, _ := filepath.Glob(filepath.Join("testdata", "edits", "*.txtar"))
-	for _, p := range paths {
-		a, err := txtar.ParseFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, file := range a.Files {
-			if strings.HasPrefix(file.Name, "input") {
-				in[p+":"+file.Name] = file.Data
-			}
-		}
-	}
-	bench, _ := filepath.Glob(filepath.Join("testdata", "bench", "*.yaml"))
-	for _, p := range bench {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in[p] = data
 	}
 	return in
 }
@@ -94,8 +72,8 @@ func compareFastFull(t testing.TB, name string, data []byte, lim Limits) bool {
 }
 
 func TestYAMLFastMatchesFull(t *testing.T) {
-	took := 0
-	for name, data := range fastInputs(t) {
+	took, inputs := 0, fastInputs(t)
+	for name, data := range inputs {
 		if compareFastFull(t, name, data, Limits{}) {
 			took++
 		}
@@ -116,7 +94,7 @@ func TestYAMLFastMatchesFull(t *testing.T) {
 			fast++
 		}
 	}
-	t.Logf("fast reader took %d of %d other inputs, %d of %d corpus YAML files", took, len(fastInputs(t)), fast, yamls)
+	t.Logf("fast reader took %d of %d other inputs, %d of %d corpus YAML files", took, len(inputs), fast, yamls)
 	if fast*10 < yamls*8 {
 		t.Errorf("the fast reader took only %d of %d corpus YAML files; want at least 80%%", fast, yamls)
 	}
