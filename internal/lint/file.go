@@ -109,7 +109,10 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 			continue
 		}
 		s := &subject{kind: string(kind), file: f, doc: i, root: d.Root, value: value}
-		schema := string(kind) // schemasFor (warm.go) lists these too
+		schema := ""
+		if ss := schemasFor(kind); len(ss) > 0 {
+			schema = ss[0]
+		}
 		switch kind {
 		case source.KindVLLM:
 			s.value, s.keyMap, s.snake = canonicalVLLM(d.Root, value)
@@ -122,8 +125,6 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 			if m, ok := value.(map[string]any); !ok || m["apiVersion"] == nil || m["kind"] == nil {
 				continue // a non-manifest document among manifests
 			}
-		case source.KindFinetune:
-			schema = "" // recipes are open-ended: unknown keys are no error
 		}
 		s.work = normalize.Normalize(string(kind), s.value)
 		var hints targetHints

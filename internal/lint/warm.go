@@ -52,7 +52,9 @@ func SniffKinds(paths []string) []source.Kind {
 }
 
 // schemasFor lists the schemas the documents of a kind are checked
-// against (see subjects); a MIG file holds one of two.
+// against: subjects uses the first, or for a MIG file the one of the two
+// its content calls for. Fine-tuning recipes have none: they are
+// open-ended, and unknown keys are no error.
 func schemasFor(kind source.Kind) []string {
 	switch kind {
 	case source.KindDeepSpeed, source.KindAccelerate, source.KindVLLM, source.KindKubernetes:
