@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 n=${1:-31}
 file=${2:-examples/deepspeed/fp32-full-finetune/ds_config.json}
 bin=$(mktemp -d)/gpulint
-go build -o "$bin" ./cmd/gpulint
+CGO_ENABLED=0 go build -o "$bin" ./cmd/gpulint # static, as shipped (README)
 
 cache=$(mktemp -d)
 trap 'rm -rf "$cache"' EXIT
