@@ -14,7 +14,6 @@ import (
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/internal/report"
 	"github.com/gpulint/gpulint/policies"
-	"github.com/gpulint/gpulint/schemas"
 )
 
 // TestCases runs every rule's txtar cases through the real pipeline:
@@ -23,7 +22,7 @@ import (
 // checked for convergence (the fixed finding is gone) and idempotence
 // (fixing the fixed file changes nothing).
 func TestCases(t *testing.T) {
-	deps, err := lint.BuildDeps(policies.FS, schemas.FS)
+	deps, err := lint.BuildDeps(policies.FS)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,13 @@
 // canonical workload model (workload.cue), the project file (config.cue)
 // and the GPU catalog (gpu.cue).
 //
-// Each file is self-contained (package schemas, no imports of the others)
-// so that a run compiles only the files it needs. The Go validator in
-// internal/normalize reads the compiled definitions once and derives its
-// checks from them; the CUE is the single source of truth.
+// Each file is self-contained (package schemas, no imports of the others).
+// The CUE is the single source of truth: internal/normalize's builder
+// compiles each definition with cuelang.org/go and derives the Go checks
+// the validator runs (committed as internal/normalize/plans_gen.go, held
+// to the schemas by TestGeneratedPlans; `go generate ./internal/normalize`
+// rewrites it). A constraint the checks cannot express fails the build
+// of the checks instead of passing silently.
 //
 // Besides plain CUE, the schemas use one attribute, @gpulint(...):
 //
@@ -17,9 +20,10 @@
 //	note="..."                  appended to the unknown-key message
 //	auto=dropped|unresolved     how the framework treats a value "auto" where
 //	                            the schema does not allow it (DeepSpeed)
-//	check=cue                   the struct has constraints across its fields
-//	                            (comprehensions); the validator also unifies
-//	                            the document with it in CUE
+//	exclusive="a b"             at most one of the keys a, b may be set; the
+//	                            struct's own CUE (a comprehension) must say so
+//	                            too: the builder probes it and takes the
+//	                            error's place and message from CUE
 //
 // On a field:
 //

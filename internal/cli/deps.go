@@ -10,7 +10,7 @@ import (
 // error.
 func (f *Factory) Deps() (*lint.Deps, error) {
 	f.once.Do(func() {
-		d, err := lint.BuildDeps(f.Assets.Policies, f.Assets.Schemas)
+		d, err := lint.BuildDeps(f.Assets.Policies)
 		if err != nil {
 			f.err = err
 			return
@@ -22,9 +22,9 @@ func (f *Factory) Deps() (*lint.Deps, error) {
 }
 
 // Validator returns the run's schema validator. It exists before the
-// other dependencies, so that a short run can start compiling the
+// other dependencies, so that a short run can start building the
 // schemas it will need while they are built (see prepareRun).
 func (f *Factory) Validator() *normalize.Validator {
-	f.validatorOnce.Do(func() { f.validator = normalize.NewValidator(f.Assets.Schemas) })
+	f.validatorOnce.Do(func() { f.validator = normalize.NewValidator() })
 	return f.validator
 }

@@ -111,7 +111,7 @@ func (o *LintOptions) validate() error {
 // prepareRun builds the linter for a set of paths: dependencies, target
 // flags checked against the catalogs, project files loaded.
 func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.Linter, []string, *lint.Deps, error) {
-	// A run over a few named files starts compiling the schemas and
+	// A run over a few named files starts building the schema checks and
 	// loading the rules of their kinds now, while the rest gets ready; a
 	// one-file run otherwise waits for both after reading its file.
 	early := lint.SniffKinds(paths)
@@ -213,7 +213,7 @@ func withCustomPolicies(f *Factory, dirs []string) (*lint.Deps, error) {
 		}
 		fss = append(fss, os.DirFS(abs))
 	}
-	d, err := lint.BuildDeps(f.Assets.Policies, f.Assets.Schemas, fss...)
+	d, err := lint.BuildDeps(f.Assets.Policies, fss...)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("custom policies: %w", err)}
 	}

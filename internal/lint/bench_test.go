@@ -7,7 +7,6 @@ import (
 
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/policies"
-	"github.com/gpulint/gpulint/schemas"
 )
 
 // BenchmarkRun lints the whole corpus in-process with one and two workers,
@@ -21,7 +20,7 @@ func BenchmarkRun(b *testing.B) {
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
 			for b.Loop() {
-				d, err := lint.BuildDeps(policies.FS, schemas.FS)
+				d, err := lint.BuildDeps(policies.FS)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/policies"
-	"github.com/gpulint/gpulint/schemas"
 )
 
 // withoutBundle hides the precompiled bundle, so the engine compiles the
@@ -38,14 +37,14 @@ func TestBundleEquivalent(t *testing.T) {
 	}
 	deps := func() (pre, src lint.Deps) {
 		t.Helper()
-		pre, err := lint.BuildDeps(policies.FS, schemas.FS)
+		pre, err := lint.BuildDeps(policies.FS)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !pre.Engine.Precompiled() {
 			t.Fatal("the embedded bundle was not taken: run go test ./internal/check -run TestBundleCurrent -update")
 		}
-		src, err = lint.BuildDeps(withoutBundle{policies.FS}, schemas.FS)
+		src, err = lint.BuildDeps(withoutBundle{policies.FS})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,14 +138,14 @@ func TestCustomBesideBundle(t *testing.T) {
 		t.Fatal(err)
 	}
 	team := fstest.MapFS{"team/probe.rego": {Data: []byte(teamPolicy)}}
-	split, err := lint.BuildDeps(policies.FS, schemas.FS, team)
+	split, err := lint.BuildDeps(policies.FS, team)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !split.Engine.Precompiled() {
 		t.Fatal("built-in rules were not taken from the bundle beside a custom policy")
 	}
-	whole, err := lint.BuildDeps(withoutBundle{policies.FS}, schemas.FS, team)
+	whole, err := lint.BuildDeps(withoutBundle{policies.FS}, team)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +178,7 @@ func TestCustomBesideBundle(t *testing.T) {
 	count(data.gpulint.rules.gpu004.findings) >= 0
 	input.workload`, 1),
 	} {
-		d, err := lint.BuildDeps(policies.FS, schemas.FS, fstest.MapFS{"team/probe.rego": {Data: []byte(src)}})
+		d, err := lint.BuildDeps(policies.FS, fstest.MapFS{"team/probe.rego": {Data: []byte(src)}})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

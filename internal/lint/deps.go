@@ -15,7 +15,7 @@ const BundleFile = "bundle.bin"
 // BuildDeps compiles the policies, prepares the schema validator and loads
 // the catalogs. custom lists extra policy directories (a team's own
 // rules); they run in the same sandbox.
-func BuildDeps(policies, schemas fs.FS, custom ...fs.FS) (Deps, error) {
+func BuildDeps(policies fs.FS, custom ...fs.FS) (Deps, error) {
 	// The GPU and model catalogs load beside the policies (each about a
 	// millisecond or two of a one-file run).
 	type resolved struct {
@@ -53,10 +53,7 @@ func BuildDeps(policies, schemas fs.FS, custom ...fs.FS) (Deps, error) {
 	if err != nil {
 		return Deps{}, err
 	}
-	d := Deps{Catalog: cat, Engine: eng}
-	if schemas != nil {
-		d.Validator = normalize.NewValidator(schemas)
-	}
+	d := Deps{Catalog: cat, Engine: eng, Validator: normalize.NewValidator()}
 	tr := <-targets
 	if tr.err != nil {
 		return Deps{}, tr.err

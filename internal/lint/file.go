@@ -154,8 +154,8 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*s
 	return out, fs
 }
 
-// schemaFindings validates a subject's canonical value with its CUE
-// schema.
+// schemaFindings validates a subject's canonical value with the checks
+// derived from its CUE schema.
 func (l *Linter) schemaFindings(s *subject, schema string) []finding.Finding {
 	if l.deps.Validator == nil || schema == "" {
 		return nil

@@ -17,12 +17,11 @@ import (
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/internal/source"
 	"github.com/gpulint/gpulint/policies"
-	"github.com/gpulint/gpulint/schemas"
 )
 
 func newLinter(t testing.TB, opts lint.Options) *lint.Linter {
 	t.Helper()
-	deps, err := lint.BuildDeps(policies.FS, schemas.FS)
+	deps, err := lint.BuildDeps(policies.FS)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestSniffKinds(t *testing.T) {
 // TestSchemasFor holds schemasFor to the schemas that exist, and to the
 // kinds that are checked against one.
 func TestSchemasFor(t *testing.T) {
-	known := normalize.NewValidator(nil).Schemas()
+	known := normalize.NewValidator().Schemas()
 	for _, k := range []source.Kind{source.KindDeepSpeed, source.KindAccelerate, source.KindVLLM, source.KindKubernetes, source.KindMIG} {
 		ss := schemasFor(k)
 		if len(ss) == 0 {

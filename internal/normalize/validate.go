@@ -2,13 +2,9 @@ package normalize
 
 import (
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 	"sync"
-
-	"cuelang.org/go/cue"
-	_ "cuelang.org/go/pkg/strings" // the one builtin package the schemas import (mig.cue)
 )
 
 // Violation is one place where a document breaks its schema.
@@ -69,43 +65,30 @@ func lookupSchema(name string) (schemaSpec, bool) {
 }
 
 // Validator checks plain Go documents (as decoded from YAML or JSON)
-// against gpulint's CUE schemas. Each schema file is compiled at most once,
-// on first use; a Validator is safe for concurrent use.
+// against gpulint's CUE schemas, through the checks derived from them
+// (plans_gen.go). Each schema's checks are built at most once, on first
+// use; a Validator is safe for concurrent use.
 type Validator struct {
-	fsys  fs.FS
-	mu    sync.Mutex // guards files and plans (the maps, not their contents)
-	files map[string]*compiledFile
+	mu    sync.Mutex // guards plans (the map, not its contents)
 	plans map[string]*lazyPlan
 }
 
-// compiledFile is one schema file compiled in its own CUE context. All CUE
-// evaluation on its values after compilation happens under mu.
-type compiledFile struct {
-	once sync.Once
-	mu   sync.Mutex
-	ctx  *cue.Context
-	val  cue.Value
-	err  error
-}
-
-// lazyPlan is a schema's derived checks, built once.
+// lazyPlan is a schema's checks, built once.
 type lazyPlan struct {
 	once sync.Once
 	p    *schemaPlan
-	err  error
 }
 
-// NewValidator returns a Validator reading *.cue files from the root of
-// fsys (schemas.FS in production).
-func NewValidator(fsys fs.FS) *Validator {
-	return &Validator{fsys: fsys, files: map[string]*compiledFile{}, plans: map[string]*lazyPlan{}}
+// NewValidator returns a Validator for the schemas in schemas/*.cue.
+func NewValidator() *Validator {
+	return &Validator{plans: map[string]*lazyPlan{}}
 }
 
 // Schemas lists the schema names Validate accepts.
 func (v *Validator) Schemas() []string { return schemaNames() }
 
-// Compile compiles a schema now instead of on first use. It returns the
-// error Validate would return for a broken schema.
+// Compile builds a schema's checks now instead of on first use. The only
+// error is an unknown schema name.
 func (v *Validator) Compile(schema string) error {
 	_, err := v.plan(schema)
 	return err
@@ -115,24 +98,25 @@ func (v *Validator) Compile(schema string) error {
 // "vllm", "kubernetes", "mig-parted", "device-plugin", "workload",
 // "gpulint-config", "gpu-catalog"). doc is a plain value: map[string]any,
 // []any, string, int/int64/float64, bool or nil. Violations come sorted by
-// path, then message. The error is non-nil only when gpulint itself is
-// broken: an unknown schema name or a schema that does not compile.
+// path, then message. The error is non-nil only for an unknown schema
+// name.
 func (v *Validator) Validate(schema string, doc any) ([]Violation, error) {
 	p, err := v.plan(schema)
 	if err != nil {
 		return nil, err
 	}
-	w := walker{p: p}
+	return p.validate(doc), nil
+}
+
+func (p *schemaPlan) validate(doc any) []Violation {
+	var w walker
 	w.value(p.root, fieldCtx{}, doc)
-	if w.err != nil {
-		return nil, w.err
-	}
-	return sortViolations(w.out), nil
+	return sortViolations(w.out)
 }
 
 func (v *Validator) plan(schema string) (*schemaPlan, error) {
-	spec, ok := lookupSchema(schema)
-	if !ok {
+	build := generatedPlan(schema)
+	if build == nil {
 		return nil, fmt.Errorf("validate: unknown schema %q (known: %s)", schema, strings.Join(schemaNames(), ", "))
 	}
 	v.mu.Lock()
@@ -142,38 +126,8 @@ func (v *Validator) plan(schema string) (*schemaPlan, error) {
 		v.plans[schema] = lp
 	}
 	v.mu.Unlock()
-	lp.once.Do(func() {
-		f := v.file(spec.file)
-		if f.err != nil {
-			lp.err = f.err
-			return
-		}
-		lp.p, lp.err = buildPlan(schema, f, spec.def)
-	})
-	return lp.p, lp.err
-}
-
-func (v *Validator) file(name string) *compiledFile {
-	v.mu.Lock()
-	f := v.files[name]
-	if f == nil {
-		f = &compiledFile{}
-		v.files[name] = f
-	}
-	v.mu.Unlock()
-	f.once.Do(func() {
-		src, err := fs.ReadFile(v.fsys, name)
-		if err != nil {
-			f.err = fmt.Errorf("read schema %s: %w", name, err)
-			return
-		}
-		f.ctx = newCUEContext()
-		f.val = f.ctx.CompileBytes(src, cue.Filename(name))
-		if err := f.val.Err(); err != nil {
-			f.err = fmt.Errorf("compile schema %s: %w", name, err)
-		}
-	})
-	return f
+	lp.once.Do(func() { lp.p = &schemaPlan{name: schema, root: build()} })
+	return lp.p, nil
 }
 
 // sortViolations orders violations by path, then message, and drops exact
@@ -225,21 +179,4 @@ func cmpInt(a, b int) int {
 		return 1
 	}
 	return 0
-}
-
-// newCUEContext returns a CUE context with only the builtin packages this
-// binary links (see the blank imports above).
-//
-// cuecontext.New would be the usual way, but it links every CUE builtin
-// package (crypto, net, tool/exec, text/template, ...) and, for @embed
-// attributes the schemas do not use, CUE's encodings down to protobuf.
-// Linking them cost every run about 1.2 ms before it read a file
-// (`gpulint version` 7.6 -> 6.4 ms, perf stat -r 30) and 1.5 MiB of heap
-// held by protobuf's descriptors (heap profile of a 1000-file run). A cue.Runtime initialised through its own API and converted is the
-// same runtime without those links; TestCUEContextBuiltins holds the
-// schemas' imports to what is linked.
-func newCUEContext() *cue.Context {
-	rt := new(cue.Runtime)
-	rt.Compile("", "") //nolint:staticcheck // initialises the runtime; see above
-	return (*cue.Context)(rt)
 }

@@ -2,21 +2,14 @@ package normalize
 
 import (
 	"encoding/json"
-	"fmt"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
 
-	"cuelang.org/go/cue/parser"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/gpulint/gpulint/schemas"
 )
 
 func TestEverySchemaCompiles(t *testing.T) {
@@ -29,6 +22,18 @@ func TestEverySchemaCompiles(t *testing.T) {
 }
 
 func TestValidateErrors(t *testing.T) {
+	_, err := NewValidator().Validate("helm", map[string]any{})
+	if err == nil || !strings.Contains(err.Error(), `unknown schema "helm"`) {
+		t.Errorf("Validate error = %v, want one naming the unknown schema", err)
+	}
+	if err := NewValidator().Compile("helm"); err == nil {
+		t.Error("Compile accepts an unknown schema")
+	}
+}
+
+// TestBuilderErrors feeds the builder broken schemas: each must fail with
+// a clear error, never yield checks that pass what CUE rejects.
+func TestBuilderErrors(t *testing.T) {
 	tests := []struct {
 		name    string
 		fsys    fstest.MapFS
@@ -46,14 +51,24 @@ func TestValidateErrors(t *testing.T) {
 		{name: "unknown attribute", schema: "deepspeed",
 			fsys:    fstest.MapFS{"deepspeed.cue": {Data: []byte("package schemas\n#DeepSpeed: {a?: int @gpulint(colour=red)}")}},
 			wantErr: `unknown @gpulint field attribute "colour"`},
+		{name: "unknown declaration", schema: "deepspeed",
+			fsys:    fstest.MapFS{"deepspeed.cue": {Data: []byte("package schemas\n#DeepSpeed: {@gpulint(check=cue)\na?: int}")}},
+			wantErr: `unknown @gpulint declaration "check"`},
+		{name: "constraint without a Go check", schema: "deepspeed",
+			fsys:    fstest.MapFS{"deepspeed.cue": {Data: []byte("package schemas\nimport \"strings\"\n#DeepSpeed: {a?: strings.HasPrefix(\"x\")}")}},
+			wantErr: `has no Go check`},
+		{name: "exclusive keys CUE does not exclude", schema: "deepspeed",
+			fsys:    fstest.MapFS{"deepspeed.cue": {Data: []byte("package schemas\n#DeepSpeed: {@gpulint(exclusive=\"a b\")\na?: {}\nb?: {}}")}},
+			wantErr: `a and b together should give one error`},
+		{name: "exclusive names an undeclared key", schema: "deepspeed",
+			fsys:    fstest.MapFS{"deepspeed.cue": {Data: []byte("package schemas\n#DeepSpeed: {@gpulint(exclusive=\"a c\")\na?: {}\nb?: {}}")}},
+			wantErr: `no field "c"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := NewValidator(tc.fsys)
-			// The attribute is read when the field is first used.
-			_, err := v.Validate(tc.schema, map[string]any{"a": 1})
+			_, err := buildFromCUE(tc.fsys, tc.schema)
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-				t.Errorf("Validate error = %v, want one containing %q", err, tc.wantErr)
+				t.Errorf("buildFromCUE error = %v, want one containing %q", err, tc.wantErr)
 			}
 		})
 	}
@@ -85,8 +100,8 @@ func TestGoValueTypes(t *testing.T) {
 }
 
 // TestConcurrentValidate runs every schema from many goroutines on one
-// Validator (run with -race): lazy compilation, lazy field loading and the
-// CUE-backed caches must be safe.
+// Validator (run with -race): building each schema's checks on first use
+// must be safe.
 func TestConcurrentValidate(t *testing.T) {
 	v := newTestValidator(t)
 	var cases []schemaCase
@@ -247,45 +262,5 @@ func TestEditDistanceRows(t *testing.T) {
 				t.Errorf("editDistance(%q, %q) = %d, want %d", a, b, got, want)
 			}
 		}
-	}
-}
-
-// TestCUEContextBuiltins holds every builtin package a schema imports to
-// the ones this binary links: newCUEContext links only those named by its
-// blank imports, so a schema importing another would fail to compile at
-// run time.
-func TestCUEContextBuiltins(t *testing.T) {
-	paths, err := fs.Glob(schemas.FS, "*.cue")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no schemas: %v", err)
-	}
-	seen := 0
-	for _, p := range paths {
-		src, err := fs.ReadFile(schemas.FS, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(p, src, parser.ImportsOnly)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		for spec := range f.ImportSpecs() {
-			pkg, err := strconv.Unquote(spec.Path.Value)
-			if err != nil {
-				t.Fatalf("%s: import %s: %v", p, spec.Path.Value, err)
-			}
-			seen++
-			probe := fmt.Sprintf("import %q\nx: %s", pkg, path.Base(pkg))
-			if v := newCUEContext().CompileString(probe); v.Err() != nil {
-				t.Errorf("%s imports %q, which gpulint does not link: add a blank import of cuelang.org/go/pkg/%s beside newCUEContext (%v)", p, pkg, pkg, v.Err())
-			}
-		}
-	}
-	if seen == 0 {
-		t.Fatal("no schema imports a builtin package; the blank imports beside newCUEContext can go")
-	}
-	// The probe fails for a package that is not linked.
-	if v := newCUEContext().CompileString("import \"crypto/sha256\"\nx: sha256"); v.Err() == nil {
-		t.Error("crypto/sha256 compiles, so newCUEContext links more than its blank imports; the probe above proves nothing")
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/gpulint/gpulint/schemas"
 )
 
 // benchDoc loads testdata/bench/<schema>.yaml (or .json), a corpus-like
@@ -38,7 +36,7 @@ func benchSchemas() []string {
 // BenchmarkValidate measures Validate on a warm Validator: the per-file
 // cost once the schema is compiled.
 func BenchmarkValidate(b *testing.B) {
-	v := NewValidator(schemas.FS)
+	v := NewValidator()
 	for _, s := range benchSchemas() {
 		doc := benchDoc(b, s)
 		b.Run(s, func(b *testing.B) {
@@ -59,14 +57,14 @@ func BenchmarkValidate(b *testing.B) {
 }
 
 // BenchmarkCompile measures the one-off cost a run pays for a schema: a
-// fresh Validator compiling it (CUE compile plus deriving the checks).
+// fresh Validator building its checks (plans_gen.go).
 func BenchmarkCompile(b *testing.B) {
 	for _, s := range schemaNames() {
 		b.Run(s, func(b *testing.B) {
 			b.ReportAllocs()
 			cpu := cpuTime()
 			for b.Loop() {
-				if err := NewValidator(schemas.FS).Compile(s); err != nil {
+				if err := NewValidator().Compile(s); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -76,8 +74,7 @@ func BenchmarkCompile(b *testing.B) {
 }
 
 // BenchmarkFirstValidate measures what `gpulint lint one-file` pays: a
-// fresh Validator, its compile and the first Validate (which also reads
-// the fields the document uses from CUE).
+// fresh Validator, building the schema's checks and the first Validate.
 func BenchmarkFirstValidate(b *testing.B) {
 	for _, s := range benchSchemas() {
 		doc := benchDoc(b, s)
@@ -85,7 +82,7 @@ func BenchmarkFirstValidate(b *testing.B) {
 			b.ReportAllocs()
 			cpu := cpuTime()
 			for b.Loop() {
-				if _, err := NewValidator(schemas.FS).Validate(s, doc); err != nil {
+				if _, err := NewValidator().Validate(s, doc); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -5,8 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-
-	"cuelang.org/go/cue"
+	"unicode/utf8"
 )
 
 type checkOp uint8
@@ -22,7 +21,33 @@ const (
 	checkNotRegex                // !~
 	checkNotEqual                // != literal
 	checkSet                     // one of many string literals (a disjunction, as a set)
-	checkCUE                     // anything else: ask CUE (memoised)
+	checkMaxRunes                // strings.MaxRunes(num)
+	checkMinRunes                // strings.MinRunes(num)
+)
+
+// valueKind is a set of value kinds, as CUE's kinds.
+type valueKind uint16
+
+const (
+	kindNull valueKind = 1 << iota
+	kindBool
+	kindInt
+	kindFloat
+	kindString
+	kindStruct
+	kindList
+
+	kindNumber = kindInt | kindFloat
+)
+
+// boundOp is the comparison of a checkBound.
+type boundOp uint8
+
+const (
+	boundLT boundOp = iota // <
+	boundLE                // <=
+	boundGT                // >
+	boundGE                // >=
 )
 
 // valueCheck is a scalar constraint read from a CUE expression. Document
@@ -31,155 +56,20 @@ const (
 // encoding step.
 type valueCheck struct {
 	op    checkOp
-	kinds cue.Kind
+	kinds valueKind
 	lit   any // string, int64, float64, bool or nil
-	bound cue.Op
+	bound boundOp
 	num   float64
 	re    *regexp.Regexp
 	set   map[string]bool
 	args  []*valueCheck
-	cue   cue.Value
 }
 
-// buildCheck derives a check from a CUE scalar constraint. Callers hold
-// p.file.mu.
-func (p *schemaPlan) buildCheck(v cue.Value) *valueCheck {
-	return p.checkFrom(v, 0)
-}
-
-func (p *schemaPlan) checkFrom(v cue.Value, depth int) *valueCheck {
-	fallback := &valueCheck{op: checkCUE, cue: v}
-	if depth > maxDepth {
-		return fallback
-	}
-	op, args := v.Expr()
-	switch op {
-	case cue.NoOp:
-		if v.IsConcrete() {
-			if lit, ok := literalOf(v); ok {
-				return &valueCheck{op: checkLit, lit: lit}
-			}
-			return fallback
-		}
-		k := v.IncompleteKind()
-		if k == cue.TopKind {
-			return &valueCheck{op: checkTop}
-		}
-		if k&^(cue.NumberKind|cue.StringKind|cue.BoolKind|cue.NullKind) != 0 {
-			return fallback
-		}
-		return &valueCheck{op: checkKind, kinds: k}
-	case cue.AndOp, cue.OrOp:
-		c := &valueCheck{op: checkAnd}
-		if op == cue.OrOp {
-			c.op = checkOr
-		}
-		for _, a := range args {
-			c.args = append(c.args, p.checkFrom(a, depth+1))
-		}
-		if set := stringSet(c); op == cue.OrOp && len(set) >= 8 {
-			return &valueCheck{op: checkSet, set: set}
-		}
-		return c
-	case cue.LessThanOp, cue.LessThanEqualOp, cue.GreaterThanOp, cue.GreaterThanEqualOp:
-		if len(args) == 1 {
-			if f, err := args[0].Float64(); err == nil {
-				return &valueCheck{op: checkBound, bound: op, num: f}
-			}
-		}
-	case cue.RegexMatchOp, cue.NotRegexMatchOp:
-		if len(args) == 1 {
-			if s, err := args[0].String(); err == nil {
-				if re, err := p.regexp(s); err == nil {
-					c := &valueCheck{op: checkRegex, re: re}
-					if op == cue.NotRegexMatchOp {
-						c.op = checkNotRegex
-					}
-					return c
-				}
-			}
-		}
-	case cue.NotEqualOp:
-		if len(args) == 1 && args[0].IsConcrete() {
-			if lit, ok := literalOf(args[0]); ok {
-				return &valueCheck{op: checkNotEqual, lit: lit}
-			}
-		}
-	default:
-		// A reference or call: evaluate once and retry.
-		if ev := v.Eval(); depth < 2 {
-			if eop, _ := ev.Expr(); eop != op {
-				return p.checkFrom(ev, depth+1)
-			}
-		}
-	}
-	return fallback
-}
-
-// stringSet returns the literals of a disjunction made only of string
-// literals, nil otherwise.
-func stringSet(c *valueCheck) map[string]bool {
-	set := make(map[string]bool, len(c.args))
-	for _, a := range c.args {
-		s, ok := a.lit.(string)
-		if a.op != checkLit || !ok {
-			return nil
-		}
-		set[s] = true
-	}
-	return set
-}
-
-// regexp compiles a pattern once per plan. Callers hold p.file.mu.
-func (p *schemaPlan) regexp(s string) (*regexp.Regexp, error) {
-	if re, ok := p.regexps[s]; ok {
-		return re, nil
-	}
-	re, err := regexp.Compile(s)
-	if err == nil {
-		p.regexps[s] = re
-	}
-	return re, err
-}
-
-func literalOf(v cue.Value) (any, bool) {
-	switch v.Kind() {
-	case cue.StringKind:
-		s, err := v.String()
-		return s, err == nil
-	case cue.IntKind:
-		i, err := v.Int64()
-		return i, err == nil
-	case cue.FloatKind:
-		f, err := v.Float64()
-		return f, err == nil
-	case cue.BoolKind:
-		b, err := v.Bool()
-		return b, err == nil
-	case cue.NullKind:
-		return nil, true
-	}
-	return nil, false
-}
-
-// needsCUE reports whether evaluating c may need CUE.
-func (c *valueCheck) needsCUE() bool {
-	if c.op == checkCUE {
-		return true
-	}
-	for _, a := range c.args {
-		if a.needsCUE() {
-			return true
-		}
-	}
-	return false
-}
-
-// accepts evaluates a check that needs no CUE (pattern labels).
-func (c *valueCheck) accepts(v any) bool { return c.ok(nil, v) }
+// accepts reports whether a pattern label accepts key.
+func (c *valueCheck) accepts(key string) bool { return c.ok(key) }
 
 // ok reports whether the (normalised) document value v satisfies c.
-func (c *valueCheck) ok(p *schemaPlan, v any) bool {
+func (c *valueCheck) ok(v any) bool {
 	switch c.op {
 	case checkTop:
 		return true
@@ -189,14 +79,14 @@ func (c *valueCheck) ok(p *schemaPlan, v any) bool {
 		return equalScalar(c.lit, v)
 	case checkAnd:
 		for _, a := range c.args {
-			if !a.ok(p, v) {
+			if !a.ok(v) {
 				return false
 			}
 		}
 		return true
 	case checkOr:
 		for _, a := range c.args {
-			if a.ok(p, v) {
+			if a.ok(v) {
 				return true
 			}
 		}
@@ -210,11 +100,11 @@ func (c *valueCheck) ok(p *schemaPlan, v any) bool {
 			return false
 		}
 		switch c.bound {
-		case cue.LessThanOp:
+		case boundLT:
 			return f < c.num
-		case cue.LessThanEqualOp:
+		case boundLE:
 			return f <= c.num
-		case cue.GreaterThanOp:
+		case boundGT:
 			return f > c.num
 		default:
 			return f >= c.num
@@ -227,34 +117,39 @@ func (c *valueCheck) ok(p *schemaPlan, v any) bool {
 	case checkSet:
 		s, ok := v.(string)
 		return ok && c.set[s]
-	case checkCUE:
-		if p == nil {
+	case checkMaxRunes, checkMinRunes:
+		s, ok := v.(string)
+		if !ok {
 			return false
 		}
-		return p.cueAccepts(c, v)
+		n := float64(utf8.RuneCountInString(s))
+		if c.op == checkMaxRunes {
+			return n <= c.num
+		}
+		return n >= c.num
 	}
 	return false
 }
 
-// kindOf maps a normalised scalar to its CUE kind.
-func kindOf(v any) cue.Kind {
+// kindOf maps a normalised value to its kind (0 for none).
+func kindOf(v any) valueKind {
 	switch v.(type) {
 	case nil:
-		return cue.NullKind
+		return kindNull
 	case bool:
-		return cue.BoolKind
+		return kindBool
 	case string:
-		return cue.StringKind
+		return kindString
 	case int64:
-		return cue.IntKind
+		return kindInt
 	case float64:
-		return cue.FloatKind
+		return kindFloat
 	case map[string]any:
-		return cue.StructKind
+		return kindStruct
 	case []any:
-		return cue.ListKind
+		return kindList
 	}
-	return cue.BottomKind
+	return 0
 }
 
 func equalScalar(lit, v any) bool {

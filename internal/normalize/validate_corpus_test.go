@@ -16,8 +16,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
-
-	"github.com/gpulint/gpulint/schemas"
 )
 
 // corpusDir is the shared corpus of real configs, outside the repository.
@@ -235,5 +233,5 @@ func compareGolden(t *testing.T, path, got string) {
 
 func newTestValidator(t testing.TB) *Validator {
 	t.Helper()
-	return NewValidator(schemas.FS)
+	return NewValidator()
 }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"cuelang.org/go/cue"
 )
 
 // Descriptions of what a check allows, for violation messages.
@@ -30,6 +28,10 @@ func (c *valueCheck) describe() string {
 		return "a string not matching " + c.re.String()
 	case checkNotEqual:
 		return "not " + renderValue(c.lit)
+	case checkMaxRunes:
+		return "a string of at most " + strconv.FormatFloat(c.num, 'g', -1, 64) + " characters"
+	case checkMinRunes:
+		return "a string of at least " + strconv.FormatFloat(c.num, 'g', -1, 64) + " characters"
 	case checkSet:
 		lits := c.stringLiterals(nil)
 		for i, l := range lits {
@@ -71,7 +73,7 @@ func (c *valueCheck) describe() string {
 		}
 		return strings.TrimSpace(kind + " " + strings.Join(rest, " and "))
 	}
-	return fmt.Sprint(c.cue)
+	return "a value the schema allows"
 }
 
 // flatOr lists the operands of nested disjunctions.
@@ -140,40 +142,40 @@ func describeLiterals(args []*valueCheck) (string, bool) {
 	return parts[0] + " or one of " + strings.Join(others, ", "), true
 }
 
-func kindWords(k cue.Kind) string {
+func kindWords(k valueKind) string {
 	var parts []string
-	if k&cue.NumberKind == cue.NumberKind {
+	if k&kindNumber == kindNumber {
 		parts = append(parts, "a number")
-	} else if k&cue.IntKind != 0 {
+	} else if k&kindInt != 0 {
 		parts = append(parts, "an integer")
-	} else if k&cue.FloatKind != 0 {
+	} else if k&kindFloat != 0 {
 		parts = append(parts, "a non-integral number")
 	}
-	if k&cue.StringKind != 0 {
+	if k&kindString != 0 {
 		parts = append(parts, "a string")
 	}
-	if k&cue.BoolKind != 0 {
+	if k&kindBool != 0 {
 		parts = append(parts, "true or false")
 	}
-	if k&cue.NullKind != 0 {
+	if k&kindNull != 0 {
 		parts = append(parts, "null")
 	}
-	if k&cue.StructKind != 0 {
+	if k&kindStruct != 0 {
 		parts = append(parts, "a mapping")
 	}
-	if k&cue.ListKind != 0 {
+	if k&kindList != 0 {
 		parts = append(parts, "a list")
 	}
 	return strings.Join(parts, " or ")
 }
 
-func boundWords(op cue.Op) string {
+func boundWords(op boundOp) string {
 	switch op {
-	case cue.LessThanOp:
+	case boundLT:
 		return "<"
-	case cue.LessThanEqualOp:
+	case boundLE:
 		return "<="
-	case cue.GreaterThanOp:
+	case boundGT:
 		return ">"
 	}
 	return ">="

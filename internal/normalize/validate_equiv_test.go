@@ -1,62 +1,17 @@
 package normalize
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
-
-	"cuelang.org/go/cue"
 )
 
-// The validator derives Go checks from the compiled CUE. These tests hold
+// The builder derives Go checks from the compiled CUE. These tests hold
 // the derivation to the CUE semantics: every leaf check must agree with CUE
 // on a set of probe values, and every test and corpus document must be
-// valid for the Go walk exactly when CUE accepts it.
-
-// loadAll forces every lazily loaded field of a plan and returns the nodes.
-func loadAll(t *testing.T, p *schemaPlan) []*schemaNode {
-	t.Helper()
-	var out []*schemaNode
-	seen := map[*schemaNode]bool{}
-	var visit func(n *schemaNode)
-	visit = func(n *schemaNode) {
-		if n == nil || seen[n] {
-			return
-		}
-		seen[n] = true
-		out = append(out, n)
-		for _, name := range slices.Sorted(mapsKeys(n.fields)) {
-			f := n.fields[name]
-			if err := p.load(f); err != nil {
-				t.Fatalf("%s: load %s: %v", p.name, f.name, err)
-			}
-			visit(f.node)
-		}
-		for _, pt := range n.patterns {
-			if err := p.load(pt.field); err != nil {
-				t.Fatalf("%s: load pattern %s: %v", p.name, pt.field.name, err)
-			}
-			visit(pt.field.node)
-		}
-		visit(n.elem)
-		for _, e := range n.prefix {
-			visit(e)
-		}
-		for _, a := range n.structAlts {
-			visit(a)
-		}
-		for _, a := range n.listAlts {
-			visit(a)
-		}
-		visit(n.leafAlt)
-	}
-	visit(p.root)
-	return out
-}
+// valid for the shipped checks (plans_gen.go) exactly when CUE accepts it.
 
 func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 	return func(yield func(string) bool) {
@@ -87,17 +42,12 @@ func probeValues(c *valueCheck) []any {
 }
 
 func TestChecksMatchCUE(t *testing.T) {
-	v := newTestValidator(t)
 	for _, s := range schemaNames() {
 		t.Run(s, func(t *testing.T) {
-			p, err := v.plan(s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := builtSchemas(t)[s]
 			leaves := 0
-			for _, n := range loadAll(t, p) {
+			for _, n := range allNodes(b.root) {
 				var c *valueCheck
-				val := n.val
 				switch {
 				case n.kind == nodeLeaf:
 					c = n.check
@@ -106,12 +56,11 @@ func TestChecksMatchCUE(t *testing.T) {
 				default:
 					continue
 				}
+				val := b.vals[n]
 				leaves++
 				for _, probe := range probeValues(c) {
-					got := c.ok(p, probe)
-					p.file.mu.Lock()
-					want := val.Unify(p.file.ctx.Encode(probe)).Validate(cue.Concrete(true)) == nil
-					p.file.mu.Unlock()
+					got := c.ok(probe)
+					want := b.cueValid(val, probe) == nil
 					if got != want {
 						t.Errorf("%s: Go check says %v for %s, CUE says %v (constraint %v)", s, got, renderValue(probe), want, val)
 					}
@@ -121,31 +70,6 @@ func TestChecksMatchCUE(t *testing.T) {
 				t.Errorf("%s: no leaf checks found", s)
 			}
 		})
-	}
-}
-
-// TestNoCUEFallbacks lists the leaf constraints the validator could not
-// translate and must ask CUE about at run time; the list is short and
-// deliberate.
-func TestNoCUEFallbacks(t *testing.T) {
-	v := newTestValidator(t)
-	var got []string
-	for _, s := range schemaNames() {
-		p, err := v.plan(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, n := range loadAll(t, p) {
-			if n.kind == nodeLeaf && n.check.needsCUE() {
-				got = append(got, fmt.Sprintf("%s: %v", s, n.val))
-			}
-		}
-	}
-	slices.Sort(got)
-	got = slices.Compact(got)
-	want := []string{`device-plugin: =~"^nvidia\\.com/" & strings.MaxRunes(63)`}
-	if !slices.Equal(got, want) {
-		t.Errorf("leaves evaluated by CUE at run time:\n got %q\nwant %q", got, want)
 	}
 }
 
@@ -196,12 +120,8 @@ func TestDocumentsMatchCUE(t *testing.T) {
 				goValid = false
 			}
 		}
-		p, _ := v.plan(d.schema)
-		spec, _ := lookupSchema(d.schema)
-		p.file.mu.Lock()
-		root := p.file.val.LookupPath(cue.ParsePath(spec.def))
-		cerr := root.Unify(p.file.ctx.Encode(canonicalDoc(d.value))).Validate(cue.Concrete(true))
-		p.file.mu.Unlock()
+		b := builtSchemas(t)[d.schema]
+		cerr := b.cueValid(b.def, d.value)
 		if goValid != (cerr == nil) {
 			t.Errorf("%s (%s): Go walk valid=%v %q, CUE valid=%v: %v", d.name, d.schema, goValid, renderViolations(vs), cerr == nil, cerr)
 		}

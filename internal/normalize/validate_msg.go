@@ -23,7 +23,7 @@ func (w *walker) badScalar(desc string, c *valueCheck, fc fieldCtx, v any) {
 	case bool:
 		// PyYAML (YAML 1.1) reads unquoted yes/no/on/off as booleans.
 		for _, word := range yaml11Words(x) {
-			if c.ok(w.p, word) {
+			if c.ok(word) {
 				msg = fmt.Sprintf("%s is %t because PyYAML (YAML 1.1) reads an unquoted %s as %t; quote it: %s: %q",
 					name, x, word, x, lastKey(w.path), word)
 				break

@@ -15,21 +15,8 @@ type fieldCtx struct {
 
 // walker validates one document against a plan, collecting violations.
 type walker struct {
-	p    *schemaPlan
 	out  []Violation
 	path []any
-	err  error // a schema that failed to load lazily: gpulint is broken
-}
-
-// field loads a field's node, recording a load failure.
-func (w *walker) field(f *schemaField) bool {
-	if err := w.p.load(f); err != nil {
-		if w.err == nil {
-			w.err = err
-		}
-		return false
-	}
-	return true
 }
 
 func (w *walker) emit(sev, msg string) {
@@ -54,7 +41,7 @@ func (w *walker) value(n *schemaNode, fc fieldCtx, doc any) {
 			return
 		}
 		v := scalarOf(doc)
-		if !n.check.ok(w.p, v) {
+		if !n.check.ok(v) {
 			w.badScalar(n.desc, n.check, fc, v)
 		}
 	case nodeStruct:
@@ -112,16 +99,12 @@ func (w *walker) mapping(n *schemaNode, m map[string]any) {
 		w.push(k)
 		switch f := n.fields[k]; {
 		case f != nil:
-			if w.field(f) {
-				w.fieldNotes(f, v)
-				w.value(f.node, fieldCtx{f: f, parent: n}, v)
-			}
+			w.fieldNotes(f, v)
+			w.value(f.node, fieldCtx{f: f, parent: n}, v)
 		default:
 			pats := n.patternsFor(k)
 			for _, pf := range pats {
-				if w.field(pf) {
-					w.value(pf.node, fieldCtx{f: pf, parent: n}, v)
-				}
+				w.value(pf.node, fieldCtx{f: pf, parent: n}, v)
 			}
 			if len(pats) == 0 && !n.open {
 				w.unknownKey(n, k)
@@ -134,8 +117,18 @@ func (w *walker) mapping(n *schemaNode, m map[string]any) {
 			w.missing(n, r, m)
 		}
 	}
-	if n.delegate && len(w.out) == start {
-		w.out = append(w.out, w.p.delegate(n, m, w.path)...)
+	if x := n.exclusive; x != nil && len(w.out) == start {
+		set := 0
+		for _, k := range x.keys {
+			if _, ok := m[k]; ok {
+				set++
+			}
+		}
+		if set > 1 {
+			w.push(x.at)
+			w.emit(SeverityError, x.msg)
+			w.pop()
+		}
 	}
 }
 
@@ -189,9 +182,6 @@ func (w *walker) unknownKey(n *schemaNode, k string) {
 
 func (w *walker) missing(n *schemaNode, r string, m map[string]any) {
 	f := n.fields[r]
-	if !w.field(f) {
-		return
-	}
 	msg := fmt.Sprintf("missing required key %q", r)
 	if len(w.path) > 0 {
 		msg += " in " + pathName(w.path)
@@ -249,7 +239,7 @@ func (w *walker) union(n *schemaNode, fc fieldCtx, doc any) {
 		w.mismatch(n.desc, fc, v)
 		return
 	}
-	if !n.leafAlt.check.ok(w.p, v) {
+	if !n.leafAlt.check.ok(v) {
 		w.badScalar(n.desc, n.leafAlt.check, fc, v)
 	}
 }
@@ -287,11 +277,8 @@ func (w *walker) structUnion(n *schemaNode, fc fieldCtx, m map[string]any) {
 	var best []Violation
 	bestScore := -1
 	for _, a := range eligible {
-		sub := walker{p: w.p, path: slices.Clone(w.path)}
+		sub := walker{path: slices.Clone(w.path)}
 		sub.mapping(a, m)
-		if sub.err != nil && w.err == nil {
-			w.err = sub.err
-		}
 		score := 0
 		for _, v := range sub.out {
 			score++
@@ -324,7 +311,7 @@ func (w *walker) discriminates(a *schemaNode, m map[string]any) bool {
 			}
 			continue
 		}
-		if isComposite(v) || !lf.lit.ok(w.p, scalarOf(v)) {
+		if isComposite(v) || !lf.lit.ok(scalarOf(v)) {
 			return false
 		}
 	}
