@@ -112,7 +112,10 @@ type FileResult struct {
 	Path     string
 	Kind     source.Kind
 	Findings []finding.Finding
-	// Data is the file's content as read (for fix and diff).
+	// Data is the file's content as read (for fix, diff and the excerpts
+	// and columns of reports). Run keeps it only for files with findings
+	// and files a finding points to: a large run holds what it reports,
+	// not every byte it read.
 	Data []byte
 	// incomplete marks a result cut short by the evaluation timeout; it
 	// is never cached.
@@ -186,6 +189,9 @@ func (l *Linter) Run(ctx context.Context, files []string) (*Result, error) {
 					continue
 				}
 				results[i], errs[i] = l.lintPath(ctx, files[i])
+				if len(results[i].Findings) == 0 {
+					results[i].Data = nil
+				}
 				runtime.Gosched()
 			}
 		}()
@@ -194,12 +200,37 @@ func (l *Linter) Run(ctx context.Context, files []string) (*Result, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	l.rereadRelated(results)
 	res := &Result{Files: results}
 	for _, fr := range results {
 		res.Findings = append(res.Findings, fr.Findings...)
 	}
 	res.Findings = finding.Sort(res.Findings)
 	return res, nil
+}
+
+// rereadRelated reads again the files of the run that findings elsewhere
+// point to (a launcher, a DeepSpeed config) and that dropped their bytes
+// for having no findings of their own. A file that cannot be read now
+// keeps none: reports then give its columns in bytes.
+func (l *Linter) rereadRelated(results []FileResult) {
+	need := map[string]bool{}
+	for _, fr := range results {
+		for _, f := range fr.Findings {
+			for _, r := range f.Related {
+				need[r.Range.File] = true
+			}
+		}
+	}
+	if len(need) == 0 {
+		return
+	}
+	for i := range results {
+		if fr := &results[i]; fr.Data == nil && need[fr.Path] {
+			lim, _ := l.limits(l.project(fr.Path))
+			fr.Data, _ = readLimited(fr.Path, lim.MaxBytes)
+		}
+	}
 }
 
 // lintPath reads one file within the size limit and lints it.

@@ -299,3 +299,46 @@ func TestHostileInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunKeepsBytesOfReportedFiles: a run keeps the bytes of files with
+// findings and of files a finding points to (here the Accelerate config
+// that launches a DeepSpeed config), and drops the rest.
+func TestRunKeepsBytesOfReportedFiles(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"ds.json": `{"train_batch_size": 32, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2,
+ "bf16": {"enabled": true}, "zero_optimization": {"stage": 2}}
+`,
+		"accelerate.yaml": "distributed_type: DEEPSPEED\ndeepspeed_config:\n  deepspeed_config_file: ds.json\nnum_processes: 8\n",
+		"notes.yaml":      "owner: ml-platform\n",
+	}
+	var paths []string
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	related := false
+	for _, f := range res.Findings {
+		for _, r := range f.Related {
+			related = related || filepath.Base(r.Range.File) == "accelerate.yaml"
+		}
+	}
+	if !related {
+		t.Fatalf("no finding points to accelerate.yaml; the test needs one: %+v", res.Findings)
+	}
+	for _, fr := range res.Files {
+		name := filepath.Base(fr.Path)
+		keep := name != "notes.yaml"
+		if got := string(fr.Data); keep && got != files[name] || !keep && fr.Data != nil {
+			t.Errorf("%s (%d findings): Data = %q, want kept: %v", name, len(fr.Findings), got, keep)
+		}
+	}
+}
