@@ -14,8 +14,8 @@ func TestLimitFor(t *testing.T) {
 	}{
 		{0, BaseLimit},
 		{9 << 20, BaseLimit}, // a 1000-file run holds 5-9 MiB
-		{12 << 20, BaseLimit},
-		{13 << 20, 34 << 20},
+		{10 << 20, BaseLimit},
+		{11 << 20, 30 << 20},
 		{40 << 20, 88 << 20},
 		{1 << 62, 2<<60 + headroom}, // no overflow
 	} {
