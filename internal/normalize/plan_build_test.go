@@ -25,6 +25,36 @@ import (
 // (docs/performance.md). A constraint the checks cannot express is an
 // error here, never a silent pass at run time.
 
+// schemaSpec names the file and definition that hold a schema.
+type schemaSpec struct {
+	file, def string
+}
+
+// lookupSchema maps a schema name to its file and root definition.
+func lookupSchema(name string) (schemaSpec, bool) {
+	switch name {
+	case "deepspeed":
+		return schemaSpec{"deepspeed.cue", "#DeepSpeed"}, true
+	case "accelerate":
+		return schemaSpec{"accelerate.cue", "#Accelerate"}, true
+	case "vllm":
+		return schemaSpec{"vllm.cue", "#VLLM"}, true
+	case "kubernetes":
+		return schemaSpec{"kubernetes.cue", "#Manifest"}, true
+	case "mig-parted":
+		return schemaSpec{"mig.cue", "#MigParted"}, true
+	case "device-plugin":
+		return schemaSpec{"mig.cue", "#DevicePlugin"}, true
+	case "workload":
+		return schemaSpec{"workload.cue", "#Workload"}, true
+	case "gpulint-config":
+		return schemaSpec{"config.cue", "#Config"}, true
+	case "gpu-catalog":
+		return schemaSpec{"gpu.cue", "#Catalog"}, true
+	}
+	return schemaSpec{}, false
+}
+
 // cueBuild is one schema compiled and turned into checks, with the CUE
 // value behind each node for the equivalence tests.
 type cueBuild struct {

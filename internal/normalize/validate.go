@@ -28,40 +28,10 @@ const (
 	SeverityInfo    = "info"
 )
 
-// schemaSpec names the file and definition that hold a schema.
-type schemaSpec struct {
-	file, def string
-}
-
 // schemaNames lists the schemas Validate accepts, in a fixed order.
 func schemaNames() []string {
 	return []string{"deepspeed", "accelerate", "vllm", "kubernetes", "mig-parted",
 		"device-plugin", "workload", "gpulint-config", "gpu-catalog"}
-}
-
-// lookupSchema maps a schema name to its file and root definition.
-func lookupSchema(name string) (schemaSpec, bool) {
-	switch name {
-	case "deepspeed":
-		return schemaSpec{"deepspeed.cue", "#DeepSpeed"}, true
-	case "accelerate":
-		return schemaSpec{"accelerate.cue", "#Accelerate"}, true
-	case "vllm":
-		return schemaSpec{"vllm.cue", "#VLLM"}, true
-	case "kubernetes":
-		return schemaSpec{"kubernetes.cue", "#Manifest"}, true
-	case "mig-parted":
-		return schemaSpec{"mig.cue", "#MigParted"}, true
-	case "device-plugin":
-		return schemaSpec{"mig.cue", "#DevicePlugin"}, true
-	case "workload":
-		return schemaSpec{"workload.cue", "#Workload"}, true
-	case "gpulint-config":
-		return schemaSpec{"config.cue", "#Config"}, true
-	case "gpu-catalog":
-		return schemaSpec{"gpu.cue", "#Catalog"}, true
-	}
-	return schemaSpec{}, false
 }
 
 // Validator checks plain Go documents (as decoded from YAML or JSON)
@@ -126,7 +96,7 @@ func (v *Validator) plan(schema string) (*schemaPlan, error) {
 		v.plans[schema] = lp
 	}
 	v.mu.Unlock()
-	lp.once.Do(func() { lp.p = &schemaPlan{name: schema, root: build()} })
+	lp.once.Do(func() { lp.p = &schemaPlan{root: build()} })
 	return lp.p, nil
 }
 

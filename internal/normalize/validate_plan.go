@@ -8,7 +8,6 @@ package normalize
 // ./internal/normalize` rewrites it), and the equivalence tests hold the
 // checks' verdicts to CUE's own unification.
 type schemaPlan struct {
-	name string
 	root *schemaNode
 }
 
