@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,11 +21,23 @@ type FixOptions struct {
 	Factory *Factory
 	Paths   []string
 	Write   bool
+	Force   bool
 	Tune    bool
 	FailOn  string
 	Color   string
 	Workers int
 	Target  TargetFlags
+	// writeFile replaces a file's content (edit.WriteFile when nil); a
+	// test sets it through runF to make a write fail.
+	writeFile func(root, path string, old, data []byte, opts edit.WriteOptions) error
+}
+
+// notWrittenError marks a fix --write run that could not write some of
+// the files it fixed; it exits with ExitInternal.
+type notWrittenError struct{ n int }
+
+func (e notWrittenError) Error() string {
+	return fmt.Sprintf("%d %s not written", e.n, plural(e.n, "file", "files"))
 }
 
 // NewCmdFix builds `gpulint fix`.
@@ -34,7 +47,11 @@ func NewCmdFix(f *Factory, runF func(*FixOptions) error) *cobra.Command {
 		Use:   "fix [PATH...]",
 		Short: "Apply the suggested fixes (a diff by default; --write to change files)",
 		Long: `Apply the fixes of the findings gpulint reports. By default prints a unified
-diff; --write changes the files in place, atomically, keeping each file's mode.
+diff; --write changes the files in place, atomically, keeping each file's mode
+and, where allowed, its owner. A file that changed after gpulint read it is
+not written (run fix again); a read-only file (no write permission bits) is
+not written unless --force is given. A file that could not be written is
+named, and the run exits 3.
 --tune also applies the tuner's sizing (batch, ZeRO stage, tensor parallelism,
 MIG profile); plain fix applies rule fixes only.
 
@@ -57,6 +74,7 @@ printed. Exit codes as lint, for the findings that remain.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Write, "write", "w", false, "write the fixed files instead of printing a diff")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "with --write, also write read-only files (no write permission bits)")
 	cmd.Flags().BoolVar(&opts.Tune, "tune", false, "also apply the tuner's sizing proposals")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 when findings at or above this level remain: error, warning, info, never")
 	cmd.Flags().StringVar(&opts.Color, "color", "auto", "color output: auto, always, never")
@@ -80,7 +98,11 @@ func runFix(ctx context.Context, o *FixOptions) error {
 	}
 	var remaining []finding.Finding
 	var diffs strings.Builder
-	fixedFiles, fixedFindings := 0, 0
+	writeFile := o.writeFile
+	if writeFile == nil {
+		writeFile = edit.WriteFile
+	}
+	fixedFiles, fixedFindings, notWritten := 0, 0, 0
 	for _, fr := range res.Files {
 		out, err := l.Fix(ctx, fr, o.Tune)
 		if err != nil {
@@ -92,27 +114,39 @@ func runFix(ctx context.Context, o *FixOptions) error {
 		if out.Refused != "" {
 			fmt.Fprintf(ios.ErrOut, "gpulint: %s: %s\n", fr.Path, out.Refused)
 		}
-		// In diff mode nothing is written: what remains is what is there.
-		if o.Write {
-			remaining = append(remaining, out.Remaining...)
-		} else {
-			remaining = append(remaining, fr.Findings...)
+		if !o.Write {
+			// Nothing is written: what remains is what is there.
+			remaining = append(remaining, out.Found...)
+			if out.Changed() {
+				fixedFiles++
+				fixedFindings += len(out.Applied)
+				name := filepath.ToSlash(fr.Path)
+				diffs.WriteString(edit.Unified("a/"+name, "b/"+name, out.Old, out.New, 3))
+			}
+			continue
 		}
 		if !out.Changed() {
+			remaining = append(remaining, out.Remaining...)
 			continue
 		}
+		// out.Old is the bytes the fixes were computed from: the file is
+		// replaced only while it still holds them.
+		if err := writeFile(writeRoot(root, fr.Path), fr.Path, out.Old, out.New, edit.WriteOptions{Force: o.Force}); err != nil {
+			hint := ""
+			switch {
+			case errors.Is(err, edit.ErrChanged):
+				hint = " (run gpulint fix again)"
+			case errors.Is(err, edit.ErrReadOnly):
+				hint = " (use --force to write it anyway)"
+			}
+			fmt.Fprintf(ios.ErrOut, "gpulint: %s: not written: %v%s\n", fr.Path, err, hint)
+			notWritten++
+			remaining = append(remaining, out.Found...)
+			continue
+		}
+		remaining = append(remaining, out.Remaining...)
 		fixedFiles++
 		fixedFindings += len(out.Applied)
-		if !o.Write {
-			name := filepath.ToSlash(fr.Path)
-			diffs.WriteString(edit.Unified("a/"+name, "b/"+name, out.Old, out.New, 3))
-			continue
-		}
-		if err := edit.WriteFile(writeRoot(root, fr.Path), fr.Path, out.New); err != nil {
-			fmt.Fprintf(ios.ErrOut, "gpulint: %s: not written: %v\n", fr.Path, err)
-			remaining = append(remaining, fr.Findings...)
-			continue
-		}
 	}
 	remaining = finding.Sort(remaining)
 	if !o.Write {
@@ -130,6 +164,9 @@ func runFix(ctx context.Context, o *FixOptions) error {
 		verb = "fixed"
 	}
 	fmt.Fprintf(ios.ErrOut, "gpulint: %s %d %s in %d %s\n", verb, fixedFindings, plural(fixedFindings, "finding", "findings"), fixedFiles, plural(fixedFiles, "file", "files"))
+	if notWritten > 0 {
+		return notWrittenError{notWritten}
+	}
 	failOn, _ := finding.ParseSeverity(o.FailOn)
 	if failOn != finding.SeverityNone && finding.Worst(remaining) >= failOn {
 		return findingsError{}

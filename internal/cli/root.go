@@ -84,6 +84,11 @@ func exitCode(ios *iostreams.IOStreams, err error) int {
 	if errors.As(err, &fe) {
 		return ExitFindings
 	}
+	var nw notWrittenError
+	if errors.As(err, &nw) {
+		fmt.Fprintf(ios.ErrOut, "gpulint: %v\n", err)
+		return ExitInternal
+	}
 	var ue *usageError
 	if errors.As(err, &ue) || isCobraUsage(err) {
 		fmt.Fprintf(ios.ErrOut, "gpulint: %v\n", err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -67,8 +68,9 @@ func readString(t *testing.T, path string) string {
 
 func TestWriteFile(t *testing.T) {
 	tests := []struct {
-		name string
-		mode fs.FileMode
+		name  string
+		mode  fs.FileMode
+		force bool
 		// setup creates files under root and returns the path to pass
 		// and the real file that must change.
 		setup func(t *testing.T, root string) (path, real string)
@@ -95,6 +97,10 @@ func TestWriteFile(t *testing.T) {
 			mustWrite(t, filepath.Join(root, "ds.yaml"), oldContent, 0o666)
 			return "ds.yaml", filepath.Join(root, "ds.yaml")
 		}},
+		{name: "read-only file with force", mode: 0o444, force: true, setup: func(t *testing.T, root string) (string, string) {
+			mustWrite(t, filepath.Join(root, "ds.yaml"), oldContent, 0o444)
+			return "ds.yaml", filepath.Join(root, "ds.yaml")
+		}},
 		{name: "symlink inside root is followed", mode: 0o640, setup: func(t *testing.T, root string) (string, string) {
 			real := filepath.Join(root, "configs", "real.yaml")
 			mustWrite(t, real, oldContent, 0o640)
@@ -110,7 +116,7 @@ func TestWriteFile(t *testing.T) {
 			root := t.TempDir()
 			path, real := tc.setup(t, root)
 			linkBefore, _ := os.Lstat(filepath.Join(root, path))
-			if err := WriteFile(root, path, []byte(newContent)); err != nil {
+			if err := WriteFile(root, path, []byte(oldContent), []byte(newContent), WriteOptions{Force: tc.force}); err != nil {
 				t.Fatalf("WriteFile: %v", err)
 			}
 			if diff := cmp.Diff(newContent, readString(t, real)); diff != "" {
@@ -141,7 +147,19 @@ func TestWriteFileRefuses(t *testing.T) {
 		name  string
 		setup func(t *testing.T, root, outside string) (path string, keep []string)
 		want  string // part of the error
+		// old is the content the caller read; oldContent unless set.
+		old string
 	}{
+		{name: "changed since it was read", want: "changed since it was read (content differs)", old: "train_batch_size: 32\n",
+			setup: func(t *testing.T, root, _ string) (string, []string) {
+				mustWrite(t, filepath.Join(root, "ds.yaml"), oldContent, 0o644)
+				return "ds.yaml", []string{filepath.Join(root, "ds.yaml")}
+			}},
+		// Root may write a 0444 file, so the refusal must be by mode bits.
+		{name: "read-only file", want: "read-only (no write permission bits) (mode -r--r--r--)", setup: func(t *testing.T, root, _ string) (string, []string) {
+			mustWrite(t, filepath.Join(root, "ds.yaml"), oldContent, 0o444)
+			return "ds.yaml", []string{filepath.Join(root, "ds.yaml")}
+		}},
 		{name: "symlink out of root", want: "outside", setup: func(t *testing.T, root, outside string) (string, []string) {
 			target := filepath.Join(outside, "secret.yaml")
 			mustWrite(t, target, oldContent, 0o644)
@@ -190,7 +208,11 @@ func TestWriteFileRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root, outside := t.TempDir(), t.TempDir()
 			path, keep := tc.setup(t, root, outside)
-			err := WriteFile(root, path, []byte(newContent))
+			old := oldContent
+			if tc.old != "" {
+				old = tc.old
+			}
+			err := WriteFile(root, path, []byte(old), []byte(newContent), WriteOptions{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("WriteFile error = %v, want one containing %q", err, tc.want)
 			}
@@ -225,6 +247,23 @@ func errAfter(limit int) func(*os.File, []byte) (int, error) {
 	}
 }
 
+const concurrentContent = "train_batch_size: 96 # edited by hand meanwhile\n"
+
+// editTarget plays another program that writes ds.yaml beside the
+// temporary file f while gpulint is writing it, and sets its modification
+// time to mtime unless that is zero.
+func editTarget(f *os.File, content string, mtime time.Time) {
+	target := filepath.Join(filepath.Dir(f.Name()), "ds.yaml")
+	if err := os.WriteFile(target, []byte(content), 0o644); err != nil {
+		panic(err)
+	}
+	if !mtime.IsZero() {
+		if err := os.Chtimes(target, mtime, mtime); err != nil {
+			panic(err)
+		}
+	}
+}
+
 // crash is the panic value of a simulated crash.
 type crash struct{}
 
@@ -234,7 +273,29 @@ func TestWriteFileStepFailures(t *testing.T) {
 		change   func(w *writer)
 		want     error // errors.Is target; nil for the crash
 		replaced bool  // the rename happened before the failure
+		// content is the file's content afterwards when neither the old
+		// nor the new one (someone else wrote it).
+		content string
 	}{
+		{name: "file edited during the write", want: ErrChanged, content: concurrentContent, change: func(w *writer) {
+			w.sync = func(f *os.File) error {
+				editTarget(f, concurrentContent, time.Time{})
+				return f.Sync()
+			}
+		}},
+		// Same bytes back, but touched meanwhile: the size and time check.
+		{name: "file rewritten with the same bytes during the write", want: ErrChanged, change: func(w *writer) {
+			w.sync = func(f *os.File) error {
+				editTarget(f, oldContent, time.Unix(1e9, 0))
+				return f.Sync()
+			}
+		}},
+		{name: "chown fails other than EPERM", want: syscall.EIO, change: func(w *writer) {
+			w.chown = func(*os.File, int, int) error { return syscall.EIO }
+		}},
+		{name: "chown EPERM is ignored", replaced: true, change: func(w *writer) {
+			w.chown = func(*os.File, int, int) error { return syscall.EPERM }
+		}},
 		{name: "directory not writable", want: fs.ErrPermission, change: func(w *writer) {
 			w.create = func(string, string) (*os.File, error) { return nil, syscall.EACCES }
 		}},
@@ -275,9 +336,13 @@ func TestWriteFileStepFailures(t *testing.T) {
 						err = errors.New("crashed")
 					}
 				}()
-				return w.writeFile(root, "ds.yaml", []byte(newContent))
+				return w.writeFile(root, "ds.yaml", []byte(oldContent), []byte(newContent), WriteOptions{})
 			}()
 			switch {
+			case tc.want == nil && tc.replaced:
+				if err != nil {
+					t.Errorf("writeFile = %v, want success", err)
+				}
 			case tc.want == nil && (err == nil || err.Error() != "crashed"):
 				t.Errorf("writeFile = %v, want the simulated crash", err)
 			case tc.want != nil && !errors.Is(err, tc.want):
@@ -287,6 +352,9 @@ func TestWriteFileStepFailures(t *testing.T) {
 			if tc.replaced {
 				want = newContent
 			}
+			if tc.content != "" {
+				want = tc.content
+			}
 			if diff := cmp.Diff(want, readString(t, target)); diff != "" {
 				t.Errorf("file content (-want +got):\n%s", diff)
 			}
@@ -294,6 +362,36 @@ func TestWriteFileStepFailures(t *testing.T) {
 				t.Errorf("temporary files left: %v", left)
 			}
 		})
+	}
+}
+
+// TestWriteFileKeepsOwner: the replacement gets the original's uid and
+// gid. Only root may give a file away, so elsewhere there is nothing to
+// show and the test says so.
+func TestWriteFileKeepsOwner(t *testing.T) {
+	if os.Geteuid() != 0 || runtime.GOOS == "windows" {
+		t.Skip("only root can give a file another owner; the tests run as root in CI")
+	}
+	root := t.TempDir()
+	target := filepath.Join(root, "ds.yaml")
+	mustWrite(t, target, oldContent, 0o644)
+	const uid, gid = 4242, 4343
+	if err := os.Chown(target, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(root, "ds.yaml", []byte(oldContent), []byte(newContent), WriteOptions{}); err != nil {
+		t.Fatalf("WriteFile: %v", err)
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotUID, gotGID, _ := owner(fi)
+	if diff := cmp.Diff([2]int{uid, gid}, [2]int{gotUID, gotGID}); diff != "" {
+		t.Errorf("owner (-want +got):\n%s", diff)
+	}
+	if got := readString(t, target); got != newContent {
+		t.Errorf("content %q", got)
 	}
 }
 

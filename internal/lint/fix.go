@@ -14,6 +14,8 @@ import (
 type FixOutcome struct {
 	Path     string
 	Old, New []byte
+	// Found are the findings of Old that the fixes came from.
+	Found []finding.Finding
 	// Applied are the findings whose fix is in New.
 	Applied []finding.Finding
 	// Skipped explains fixes that were not applied.
@@ -39,7 +41,7 @@ const maxFixRounds = 4
 // parse, still reports a fixed finding, or reports a new error is
 // refused; the rounds before it are kept.
 func (l *Linter) Fix(ctx context.Context, fr FileResult, tune bool) (FixOutcome, error) {
-	out := FixOutcome{Path: fr.Path, Old: fr.Data, New: fr.Data, Remaining: fr.Findings}
+	out := FixOutcome{Path: fr.Path, Old: fr.Data, New: fr.Data, Found: fr.Findings, Remaining: fr.Findings}
 	cur := fr
 	for round := 0; round < maxFixRounds; round++ {
 		step, err := l.fixOnce(ctx, cur, tune)
