@@ -1,10 +1,13 @@
 package cli_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestCacheNeverStale: a warm cache returns the same results, and a change
@@ -120,4 +123,103 @@ func TestCacheLauncher(t *testing.T) {
 	if out := lintDS(); strings.Contains(out, mismatch) {
 		t.Errorf("a removed launcher was answered from the cache:\n%s", out)
 	}
+}
+
+// TestCacheCannotInject: a cache entry that was damaged or edited (a
+// flipped byte, an edit's new text changed to inject a setting, a
+// truncated file) is a miss: lint reports what the file says, fix neither
+// prints nor writes the injected text, and the entry is rewritten.
+func TestCacheCannotInject(t *testing.T) {
+	const marker = "31337"
+	tamper := []struct {
+		name string
+		edit func(t *testing.T, entry []byte) []byte
+	}{
+		{"flip a byte", func(t *testing.T, e []byte) []byte {
+			i := bytes.Index(e, []byte("full FP32"))
+			if i < 0 {
+				t.Fatalf("no message in the entry:\n%s", e)
+			}
+			e[i] ^= 0x20 // "Full FP32"
+			return e
+		}},
+		{"inject through an edit's new text", func(t *testing.T, e []byte) []byte {
+			const from = `\"enabled\": true\n  }"`
+			if !bytes.Contains(e, []byte(from)) {
+				t.Fatalf("no edit to change in the entry:\n%s", e)
+			}
+			return bytes.Replace(e, []byte(from), []byte(`\"enabled\": true\n  },\n  \"gradient_clipping\": `+marker+`"`), 1)
+		}},
+		{"truncate", func(t *testing.T, e []byte) []byte { return e[:len(e)/2] }},
+	}
+	for _, tc := range tamper {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, cache := t.TempDir(), t.TempDir()
+			env := map[string]string{"GPULINT_CACHE_DIR": cache}
+			cfg := write(t, dir, "ds.json", fp32DS)
+			lint := func() string {
+				t.Helper()
+				out, stderr, code := run(t, false, env, "lint", "--gpu", "H100", "--fail-on", "never", cfg)
+				if code != 0 || stderr != "" {
+					t.Fatalf("lint: code %d stderr %q", code, stderr)
+				}
+				return out
+			}
+			cold := lint()
+			entry := onlyEntry(t, cache)
+			clean, err := os.ReadFile(entry)
+			if err != nil {
+				t.Fatal(err)
+			}
+			spoil := func() {
+				t.Helper()
+				if err := os.WriteFile(entry, tc.edit(t, bytes.Clone(clean)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rewritten := func(when string) {
+				t.Helper()
+				if got, _ := os.ReadFile(entry); !bytes.Equal(got, clean) {
+					t.Errorf("%s: entry not rewritten:\n%s", when, got)
+				}
+			}
+
+			spoil()
+			if diff := cmp.Diff(cold, lint()); diff != "" {
+				t.Errorf("lint over the tampered entry (-cold +got):\n%s", diff)
+			}
+			rewritten("lint")
+
+			spoil()
+			out, _, _ := run(t, false, env, "fix", "--gpu", "H100", "--fail-on", "never", cfg)
+			if strings.Contains(out, marker) || !strings.Contains(out, `+  "bf16": {`) {
+				t.Errorf("fix diff over the tampered entry:\n%s", out)
+			}
+			rewritten("fix")
+
+			spoil()
+			if _, stderr, code := run(t, false, env, "fix", "--write", "--gpu", "H100", "--fail-on", "never", cfg); code != 0 {
+				t.Fatalf("fix --write: code %d stderr %q", code, stderr)
+			}
+			if got, _ := os.ReadFile(cfg); strings.Contains(string(got), marker) || !strings.Contains(string(got), `"bf16"`) {
+				t.Errorf("fix --write over the tampered entry wrote:\n%s", got)
+			}
+		})
+	}
+}
+
+// onlyEntry is the one file in a cache directory.
+func onlyEntry(t *testing.T, cache string) string {
+	t.Helper()
+	var files []string
+	filepath.WalkDir(cache, func(p string, d os.DirEntry, _ error) error {
+		if d != nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if len(files) != 1 {
+		t.Fatalf("cache holds %v, want one entry", files)
+	}
+	return files[0]
 }

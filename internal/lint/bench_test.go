@@ -3,6 +3,7 @@ package lint_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/gpulint/gpulint/internal/lint"
@@ -30,4 +31,60 @@ func BenchmarkRun(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkFixCached prices Fix's distrust of the result cache: over a
+// warm cache, fix lints every file with findings again instead of
+// applying cached edits. Compare fix/warm with lint/warm (what fix cost
+// before, less applying the edits) and with fix/cold.
+func BenchmarkFixCached(b *testing.B) {
+	files, err := lint.Collect([]string{filepath.Join("..", "..", "examples")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := lint.BuildDeps(policies.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	warm := lint.New(d, lint.Options{Workers: 1, Cache: lint.NewCache(b.TempDir(), []byte("bench"))})
+	if _, err := warm.Run(ctx, files); err != nil {
+		b.Fatal(err)
+	}
+	cold := lint.New(d, lint.Options{Workers: 1})
+	fix := func(b *testing.B, l *lint.Linter) {
+		res, err := l.Run(ctx, files)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, fr := range res.Files {
+			if _, err := l.Fix(ctx, fr, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("lint/cold", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := cold.Run(ctx, files); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("lint/warm", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := warm.Run(ctx, files); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("fix/cold", func(b *testing.B) {
+		for b.Loop() {
+			fix(b, cold)
+		}
+	})
+	b.Run("fix/warm", func(b *testing.B) {
+		for b.Loop() {
+			fix(b, warm)
+		}
+	})
 }

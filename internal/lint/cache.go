@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -143,15 +144,50 @@ type cachedFinding struct {
 	Sev finding.Severity `json:"sev"`
 }
 
-// get returns the cached result for a key.
-func (c *Cache) get(key string) (cacheEntry, bool) {
-	data, err := os.ReadFile(c.file(key))
+// entryMagic starts every entry file. An entry is one header line,
+//
+//	gpulint-cache 2 <sum> <data>
+//
+// then the entry's JSON. <data> is the SHA-256 of the file bytes the
+// entry was computed from; <sum> is the SHA-256 of the key, <data> and the
+// JSON (see entrySum). get checks both, so a corrupt, truncated or edited
+// entry, or one copied under another key, is a miss and gets rewritten.
+// The sums detect damage, not an adversary: one who can write the cache
+// can recompute them, which is why fix never applies a cached edit
+// (Linter.Fix lints a cached file again).
+const entryMagic = "gpulint-cache 2 "
+
+// entrySum is the checksum of an entry's JSON for a key and file bytes.
+func entrySum(key, dataSum string, body []byte) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s%s\n%s\n", entryMagic, key, dataSum)
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func dataSum(data []byte) string {
+	s := sha256.Sum256(data)
+	return hex.EncodeToString(s[:])
+}
+
+// get returns the cached result for a key, computed from data. An entry
+// that fails its checks is a miss.
+func (c *Cache) get(key string, data []byte) (cacheEntry, bool) {
+	raw, err := os.ReadFile(c.file(key))
 	if err != nil {
 		return cacheEntry{}, false
 	}
+	head, body, ok := bytes.Cut(raw, []byte("\n"))
+	if !ok || !bytes.HasPrefix(head, []byte(entryMagic)) {
+		return cacheEntry{}, false
+	}
+	sum, ds, ok := strings.Cut(string(head[len(entryMagic):]), " ")
+	if !ok || ds != dataSum(data) || sum != entrySum(key, ds, body) {
+		return cacheEntry{}, false
+	}
 	var e cacheEntry
-	if err := json.Unmarshal(data, &e); err != nil {
-		return cacheEntry{}, false // a damaged entry is a miss
+	if err := json.Unmarshal(body, &e); err != nil {
+		return cacheEntry{}, false
 	}
 	for i := range e.Findings {
 		f := &e.Findings[i]
@@ -165,16 +201,19 @@ func (c *Cache) get(key string) (cacheEntry, bool) {
 	return e, true
 }
 
-// put stores a result; failures only cost a future miss.
-func (c *Cache) put(key string, fr FileResult, launcher []byte) {
+// put stores a result computed from data; failures only cost a future
+// miss.
+func (c *Cache) put(key string, data []byte, fr FileResult, launcher []byte) {
 	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: fr.related, Launcher: launcher}
 	for i, f := range fr.Findings {
 		e.Findings[i] = cachedFinding{Finding: f, Sev: f.Severity}
 	}
-	data, err := json.Marshal(e)
+	body, err := json.Marshal(e)
 	if err != nil {
 		return
 	}
+	ds := dataSum(data)
+	entry := append([]byte(entryMagic+entrySum(key, ds, body)+" "+ds+"\n"), body...)
 	p := c.file(key)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return
@@ -183,7 +222,7 @@ func (c *Cache) put(key string, fr FileResult, launcher []byte) {
 	if err != nil {
 		return
 	}
-	_, werr := tmp.Write(data)
+	_, werr := tmp.Write(entry)
 	cerr := tmp.Close()
 	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
 		os.Remove(tmp.Name())

@@ -40,7 +40,18 @@ const maxFixRounds = 4
 // changes, so a second run is a no-op. A round whose result does not
 // parse, still reports a fixed finding, or reports a new error is
 // refused; the rounds before it are kept.
+//
+// Fix never trusts edits from the result cache, which anyone who can
+// write the cache directory could forge: a cached result with findings is
+// linted again from its bytes first, and only those edits are applied.
 func (l *Linter) Fix(ctx context.Context, fr FileResult, tune bool) (FixOutcome, error) {
+	if fr.cached && len(fr.Findings) > 0 {
+		fresh, err := l.LintBytes(ctx, fr.Path, fr.Data)
+		if err != nil {
+			return FixOutcome{Path: fr.Path, Old: fr.Data, New: fr.Data, Found: fr.Findings, Remaining: fr.Findings}, err
+		}
+		fr = fresh
+	}
 	out := FixOutcome{Path: fr.Path, Old: fr.Data, New: fr.Data, Found: fr.Findings, Remaining: fr.Findings}
 	cur := fr
 	for round := 0; round < maxFixRounds; round++ {

@@ -122,6 +122,9 @@ type FileResult struct {
 	incomplete bool
 	// related are the other files the result depends on.
 	related []relatedFile
+	// cached marks a result answered from the cache: its findings are
+	// reported, but Fix never applies its edits.
+	cached bool
 }
 
 // Result is a whole run.
@@ -250,8 +253,8 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 		return l.LintBytes(ctx, path, data)
 	}
 	key := l.opts.Cache.key(path, data, l.project(path))
-	if e, ok := l.opts.Cache.get(key); ok && stillValid(e.Related) && bytes.Equal(e.Launcher, l.launcherSum(path, e.Kind)) {
-		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings))}
+	if e, ok := l.opts.Cache.get(key, data); ok && stillValid(e.Related) && bytes.Equal(e.Launcher, l.launcherSum(path, e.Kind)) {
+		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings)), cached: true}
 		for i, f := range e.Findings {
 			fr.Findings[i] = f.Finding
 		}
@@ -259,7 +262,7 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 	}
 	fr, err := l.LintBytes(ctx, path, data)
 	if err == nil && !fr.incomplete {
-		l.opts.Cache.put(key, fr, l.launcherSum(path, fr.Kind))
+		l.opts.Cache.put(key, data, fr, l.launcherSum(path, fr.Kind))
 	}
 	return fr, err
 }
