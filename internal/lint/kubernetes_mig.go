@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/source"
 	"github.com/gpulint/gpulint/tuner"
 )
@@ -44,7 +45,7 @@ func deviceFilterGPU(cat *tuner.Catalog, id string) (*tuner.GPU, bool) {
 // pod's GPU has that profile: known, gpu, gpu_profiles (when the GPU is
 // known: flag, project file or the pod's product label) and catalog_gpus
 // (the catalog GPUs that have a profile of that name).
-func (l *Linter) annotateMIG(s *subject, proj *Project, p podInfo, pm map[string]any) {
+func (l *Linter) annotateMIG(s *subject, proj *Project, p kube.Pod, pm map[string]any) {
 	cat := l.deps.Targets.Catalog()
 	var gpu *tuner.GPU
 	gpuFrom := ""
@@ -138,7 +139,7 @@ func migInput(cat *tuner.Catalog, doc any, t Target) map[string]any {
 // Entries whose profiles no candidate GPU has get no verdict: the catalog
 // may lack the GPU, and the schema checks the profile format.
 func migLayouts(cat *tuner.Catalog, doc any, t Target, at func(config string, i int) []any) []any {
-	configs, _ := lookupAny(doc, "mig-configs").(map[string]any)
+	configs, _ := kube.LookupAny(doc, "mig-configs").(map[string]any)
 	var out []any
 	for _, name := range sortedKeys(configs) {
 		for i, e := range asList(configs[name]) {
@@ -149,7 +150,7 @@ func migLayouts(cat *tuner.Catalog, doc any, t Target, at func(config string, i 
 			devs, _ := em["mig-devices"].(map[string]any)
 			counts := map[string]int{}
 			for p, v := range devs {
-				n, ok := toInt(v)
+				n, ok := kube.ToInt(v)
 				if !ok {
 					counts = nil
 					break

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/cmdline"
+	"github.com/gpulint/gpulint/internal/kube"
 )
 
 // kserveServerFlags are the options of KServe's Hugging Face model server
@@ -39,13 +40,13 @@ var vllmEngineFlags = map[string]bool{
 // with vLLM engine options; KServe falls back to the transformers backend
 // for models vLLM does not support). The model is --model_id, else an
 // hf:// storageUri. nil when the container is not one.
-func kserveVLLM(s *subject, c containerInfo, ct cmdline.Container) (*cmdline.Command, map[string]any) {
+func kserveVLLM(s *subject, c kube.Container, ct cmdline.Container) (*cmdline.Command, map[string]any) {
 	if len(c.Path) < 2 || c.Path[len(c.Path)-2] != "predictor" {
 		return nil, nil
 	}
-	cm, _ := lookupAt(s.value, c.Path).(map[string]any)
+	cm, _ := kube.LookupAt(s.value, c.Path).(map[string]any)
 	key := c.Path[len(c.Path)-1]
-	if !(key == "huggingface" || (key == "model" && strings.EqualFold(str(lookupAny(cm, "modelFormat", "name")), "huggingface"))) {
+	if !(key == "huggingface" || (key == "model" && strings.EqualFold(str(kube.LookupAny(cm, "modelFormat", "name")), "huggingface"))) {
 		return nil, nil
 	}
 	if len(ct.Command) > 0 || len(ct.Args) == 0 {
