@@ -3,6 +3,7 @@ package lint
 import (
 	"sort"
 
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kube"
 )
@@ -58,7 +59,7 @@ func containerInput(c kube.Container) map[string]any {
 // subject also gets its pod and container (input.k8s.pod, .container), and
 // the manifest's MIG requests are checked against the target GPU's
 // profiles.
-func (l *Linter) kubernetesSubjects(s *subject, proj *Project) ([]*subject, []finding.Finding) {
+func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subject, []finding.Finding) {
 	pods := kube.FindPods(s.value)
 	vs, fs := l.vllmContainerSubjects(s, pods, proj)
 	for _, v := range vs {

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/source"
 	"github.com/gpulint/gpulint/tuner"
@@ -45,7 +46,7 @@ func deviceFilterGPU(cat *tuner.Catalog, id string) (*tuner.GPU, bool) {
 // pod's GPU has that profile: known, gpu, gpu_profiles (when the GPU is
 // known: flag, project file or the pod's product label) and catalog_gpus
 // (the catalog GPUs that have a profile of that name).
-func (l *Linter) annotateMIG(s *subject, proj *Project, p kube.Pod, pm map[string]any) {
+func (l *Linter) annotateMIG(s *subject, proj *config.Project, p kube.Pod, pm map[string]any) {
 	cat := l.deps.Targets.Catalog()
 	var gpu *tuner.GPU
 	gpuFrom := ""

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulint/gpulint/internal/check"
 	"github.com/gpulint/gpulint/internal/cmdline"
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/edit"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kube"
@@ -211,7 +212,7 @@ func argsOf(f *source.File, list *source.Node) []cmdline.Arg {
 
 // vllmContainerSubjects derives a vLLM subject from every container that
 // launches a vLLM server, so the vLLM rules run on manifests too.
-func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *Project) ([]*subject, []finding.Finding) {
+func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config.Project) ([]*subject, []finding.Finding) {
 	root := s.file.Docs[s.doc].Root
 	var out []*subject
 	var fs []finding.Finding
