@@ -55,6 +55,7 @@ var rules = []rule{
 	{Pkg: "internal/edit", Why: "edit imports only finding", Forbid: func(d string) bool { return d != "internal/finding" }},
 	{Pkg: "tuner/...", Why: "tuner imports nothing from internal/", Forbid: under("internal")},
 	{Pkg: "internal/kube", Why: "format packages feed lint, never the reverse", Forbid: under("internal/lint", "internal/cli")},
+	{Pkg: "internal/mig", Why: "format packages feed lint, never the reverse", Forbid: under("internal/lint", "internal/cli")},
 	{Pkg: "internal/config", Why: "the project file feeds lint, never the reverse", Forbid: under("internal/lint", "internal/cli")},
 	{Pkg: "internal/check", Why: "check never imports report", Forbid: under("internal/report")},
 }
