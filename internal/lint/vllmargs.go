@@ -263,3 +263,14 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 	}
 	return out, fs
 }
+
+// kserveVLLM reads the vLLM engine of a KServe predictor's inline runtime
+// container (predictor.<key>); nil when it runs none.
+func kserveVLLM(s *subject, c kube.Container, ct cmdline.Container) (*cmdline.Command, map[string]any) {
+	if len(c.Path) < 2 || c.Path[len(c.Path)-2] != "predictor" {
+		return nil, nil
+	}
+	key, _ := c.Path[len(c.Path)-1].(string)
+	spec, _ := kube.LookupAt(s.value, c.Path).(map[string]any)
+	return cmdline.KServeVLLM(s.file.Path, key, spec, ct)
+}
