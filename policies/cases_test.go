@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/golden"
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/internal/report"
@@ -73,7 +74,7 @@ func runCase(t *testing.T, deps lint.Deps, ruleID string, c *golden.Case) (fixed
 		if err := os.WriteFile(p, proj, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		pr, err := lint.LoadProject(p, deps.Validator)
+		pr, err := config.Load(p, deps.Validator)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -76,14 +76,6 @@ func checkpointFormat(q *Quantization) (weightFormat, bool) {
 	return weightFormat{}, false
 }
 
-// dtypeBytes is the size of one element of a 16/32-bit checkpoint dtype.
-func dtypeBytes(dtype string) float64 {
-	if dtype == "float32" {
-		return 4
-	}
-	return 2
-}
-
 // kvCacheBytes resolves vLLM's --kv-cache-dtype (vllm.md §2): "auto" uses the
 // model dtype, which vLLM serves as 16-bit even for fp32 checkpoints.
 func kvCacheBytes(s string) (float64, error) {

@@ -333,3 +333,53 @@ func TestMakePlanErrors(t *testing.T) {
 		t.Errorf("valid request: %v", err)
 	}
 }
+
+// TestMaxFittingMicroBatch holds the exported search to its definition:
+// the answer fits under capacity × (1 − headroom), one more does not (or
+// the answer is the ceiling), and 0 means micro batch 1 does not fit.
+func TestMaxFittingMicroBatch(t *testing.T) {
+	c := testCatalog(t)
+	llama8 := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	llama70 := mustModel(t, c, "meta-llama/Llama-3.1-70B")
+	h100 := mustGPU(t, c, "H100-80GB")
+	tests := []struct {
+		name     string
+		m        *Model
+		w        Workload
+		headroom float64
+		wantZero bool
+	}{
+		{name: "8b zero-3 seq 4096 fits a batch", m: llama8, w: Workload{Kind: Train, ZeroStage: 3, SeqLen: 4096, DataParallel: 8, Checkpointing: true}, headroom: 0.1},
+		{name: "8b lora seq 512 reaches a larger batch", m: llama8, w: Workload{Kind: LoRA, SeqLen: 512, Checkpointing: true}, headroom: 0.15},
+		{name: "70b full fine-tune on one gpu fits nothing", m: llama70, w: Workload{Kind: Train, SeqLen: 2048}, headroom: 0.1, wantZero: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := h100.Target()
+			limit := int64(float64(tg.Capacity) * (1 - tc.headroom))
+			got := MaxFittingMicroBatch(tc.m, tg, tc.w, tc.headroom)
+			need := func(mb int) int64 {
+				w := tc.w
+				w.MicroBatch = mb
+				return estimate(t, tc.m, tg, w).PerGPU.Total
+			}
+			if tc.wantZero {
+				if got != 0 {
+					t.Fatalf("got %d, want 0: micro batch 1 needs %d > limit %d", got, need(1), limit)
+				}
+				return
+			}
+			if got < 1 {
+				t.Fatalf("got %d, want ≥ 1 (micro batch 1 needs %d of limit %d)", got, need(1), limit)
+			}
+			if n := need(got); n > limit {
+				t.Errorf("micro batch %d needs %d > limit %d", got, n, limit)
+			}
+			if got < planMaxMicroBatch {
+				if n := need(got + 1); n <= limit {
+					t.Errorf("micro batch %d is not the largest: %d needs %d ≤ limit %d", got, got+1, n, limit)
+				}
+			}
+		})
+	}
+}

@@ -83,19 +83,36 @@ func (tp *trainPlanner) need(c trainCand, mb int, ckpt bool) int64 {
 	return e.PerGPU.Total
 }
 
-// maxMicro is the largest micro batch up to tp.maxMB that fits, 0 if none;
-// memory grows with the micro batch, so an exponential then binary search
-// finds it.
+// maxMicro is the largest micro batch up to tp.maxMB that fits, 0 if none.
 func (tp *trainPlanner) maxMicro(c trainCand, ckpt bool) int {
-	fits := func(mb int) bool { return tp.need(c, mb, ckpt) <= tp.limit }
+	return largestFitting(tp.maxMB, func(mb int) bool { return tp.need(c, mb, ckpt) <= tp.limit })
+}
+
+// MaxFittingMicroBatch is the largest micro batch, up to the planner's
+// ceiling of 1024 (DeepSpeed's autotuner's, memory-model.md §7), at which
+// w's estimate on t leaves the headroom fraction of capacity free; 0 when
+// even 1 does not fit or the estimate fails. w's other settings are kept.
+func MaxFittingMicroBatch(m *Model, t Target, w Workload, headroom float64) int {
+	limit := planLimit(t.Capacity, headroom)
+	return largestFitting(planMaxMicroBatch, func(mb int) bool {
+		w.MicroBatch = mb
+		e, err := EstimateMemory(m, t, w)
+		return err == nil && e.PerGPU.Total <= limit
+	})
+}
+
+// largestFitting is the largest n in [1, ceiling] for which fits holds, 0
+// if fits(1) does not; memory grows with the micro batch, so fits is
+// monotone and an exponential then binary search finds it.
+func largestFitting(ceiling int, fits func(int) bool) int {
 	if !fits(1) {
 		return 0
 	}
 	lo, hi := 1, 2
-	for hi <= tp.maxMB && fits(hi) {
+	for hi <= ceiling && fits(hi) {
 		lo, hi = hi, hi*2
 	}
-	hi = min(hi, tp.maxMB+1) // lo fits, hi does not (or lies past the ceiling)
+	hi = min(hi, ceiling+1) // lo fits, hi does not (or lies past the ceiling)
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
 		if fits(mid) {

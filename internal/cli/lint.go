@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/internal/report"
@@ -135,7 +136,7 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	lopts.Limits.MaxBytes = t.MaxBytes
 	policyDirs := append([]string(nil), t.Policies...)
 	if t.Config != "" {
-		p, err := lint.LoadProject(t.Config, deps.Validator)
+		p, err := config.Load(t.Config, deps.Validator)
 		if err != nil {
 			return nil, nil, nil, &usageError{err}
 		}
@@ -145,7 +146,7 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 			lopts.RunTimeout = p.Limits.RunTimeout
 		}
 	} else {
-		ps, err := lint.LoadProjects(files, deps.Validator)
+		ps, err := config.LoadSet(files, deps.Validator)
 		if err != nil {
 			return nil, nil, nil, &usageError{err}
 		}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/source"
 )
@@ -59,7 +60,7 @@ func Salt(version string, assets []fs.FS, opts Options) ([]byte, error) {
 		}
 	}
 	if opts.Project != nil {
-		fmt.Fprintf(h, "project %s %x\n", opts.Project.Path, opts.Project.digest)
+		fmt.Fprintf(h, "project %s %x\n", opts.Project.Path, opts.Project.Digest())
 	}
 	return h.Sum(nil), nil
 }
@@ -106,7 +107,7 @@ func hashFS(h hash.Hash, fsys fs.FS) error {
 }
 
 // key is the cache key of one file's content under a project.
-func (c *Cache) key(path string, data []byte, proj *Project) string {
+func (c *Cache) key(path string, data []byte, proj *config.Project) string {
 	h := sha256.New()
 	h.Write(c.salt)
 	abs := path
@@ -115,7 +116,7 @@ func (c *Cache) key(path string, data []byte, proj *Project) string {
 	}
 	fmt.Fprintf(h, "\npath %q %q\n", path, abs)
 	if proj != nil {
-		fmt.Fprintf(h, "project %s %x\n", proj.Path, proj.digest)
+		fmt.Fprintf(h, "project %s %x\n", proj.Path, proj.Digest())
 	}
 	fmt.Fprintf(h, "data %d\n", len(data))
 	h.Write(data)

@@ -48,10 +48,6 @@ func headroomParam(params map[string]any) float64 {
 	return h
 }
 
-// maxMicroBatch bounds the micro-batch search (DeepSpeed's autotuner uses
-// the same ceiling, memory-model.md §7).
-const maxMicroBatch = 1024
-
 // tunerTarget is the capacity a subject is checked against: the MIG slice
 // when there is one, else the whole GPU.
 func (t Target) tunerTarget() (tuner.Target, bool) {
@@ -217,7 +213,7 @@ func (t Target) estimate(w *normalize.Workload) map[string]any {
 	}
 	switch tw.Kind {
 	case tuner.Train, tuner.LoRA, tuner.QLoRA:
-		out["max_micro_batch"] = int64(maxFittingMicroBatch(t.Model, tt, tw, t.headroom()))
+		out["max_micro_batch"] = int64(tuner.MaxFittingMicroBatch(t.Model, tt, tw, t.headroom()))
 		_, zero := w.Get("zero.stage")
 		_, fsdp := w.Get("fsdp.sharding")
 		if zero || fsdp {
@@ -253,34 +249,6 @@ func zeroStages(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom flo
 		out[fmt.Sprint(stage)] = map[string]any{"total": e.PerGPU.Total, "fits": e.PerGPU.Total <= limit}
 	}
 	return out
-}
-
-// maxFittingMicroBatch is the largest micro batch whose estimate leaves
-// headroom free (0 when even 1 does not fit).
-func maxFittingMicroBatch(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom float64) int {
-	limit := int64(float64(tt.Capacity) * (1 - headroom))
-	fits := func(mb int) bool {
-		tw.MicroBatch = mb
-		e, err := tuner.EstimateMemory(m, tt, tw)
-		return err == nil && e.PerGPU.Total <= limit
-	}
-	if !fits(1) {
-		return 0
-	}
-	lo, hi := 1, 2
-	for hi <= maxMicroBatch && fits(hi) {
-		lo, hi = hi, hi*2
-	}
-	hi = min(hi, maxMicroBatch+1)
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if fits(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
 }
 
 // summary names the components of a breakdown in GiB.

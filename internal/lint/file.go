@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/source"
@@ -66,7 +67,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		fr.Findings = append(fr.Findings, found...)
 		fr.Findings = append(fr.Findings, tuned...)
 	}
-	fr.Findings = proj.apply(path, finding.Sort(fr.Findings))
+	fr.Findings = proj.Apply(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)
 	return fr, nil
 }
@@ -74,9 +75,9 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 // ruleParams returns the project's rule parameters keyed by rule slug,
 // the key rules read them under, whether the project file named the rule
 // by id or by slug.
-func (l *Linter) ruleParams(proj *Project) map[string]any {
+func (l *Linter) ruleParams(proj *config.Project) map[string]any {
 	out := map[string]any{}
-	for k, v := range proj.params() {
+	for k, v := range proj.Params() {
 		if r, ok := l.deps.Catalog.Lookup(k); ok {
 			k = r.Slug
 		}
@@ -87,7 +88,7 @@ func (l *Linter) ruleParams(proj *Project) map[string]any {
 
 // subjects builds the evaluation units of a file, and the schema findings
 // of each document.
-func (l *Linter) subjects(f *source.File, kind source.Kind, proj *Project) ([]*subject, []finding.Finding) {
+func (l *Linter) subjects(f *source.File, kind source.Kind, proj *config.Project) ([]*subject, []finding.Finding) {
 	var out []*subject
 	var fs []finding.Finding
 	for i, d := range f.Docs {

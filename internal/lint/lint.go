@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gpulint/gpulint/internal/check"
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/rules"
@@ -39,9 +40,9 @@ type Options struct {
 	// project file; else 10 s). RunTimeout bounds the whole run.
 	FileTimeout, RunTimeout time.Duration
 	// Project, when set, overrides the .gpulint.yaml found by walking up.
-	Project *Project
+	Project *config.Project
 	// Projects are the project files found above the run's files.
-	Projects *ProjectSet
+	Projects *config.Set
 	// Cache, when set, returns stored results for unchanged inputs.
 	Cache *Cache
 }
@@ -74,7 +75,7 @@ const defaultFileTimeout = 10 * time.Second
 
 // limits returns the limits for a file: flags, then its project file,
 // then the defaults.
-func (l *Linter) limits(proj *Project) (source.Limits, time.Duration) {
+func (l *Linter) limits(proj *config.Project) (source.Limits, time.Duration) {
 	lim := source.DefaultLimits()
 	timeout := defaultFileTimeout
 	if proj != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/tuner"
 )
@@ -123,10 +124,10 @@ func (r *TargetResolver) model(id string, strict bool) (*tuner.Model, error) {
 // Resolve combines flags, the project file and what the document and its
 // manifest say. Flags win over the project file, which wins over
 // inference.
-func (l *Linter) resolveTarget(path string, proj *Project, w *normalize.Workload, h targetHints) Target {
+func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.Workload, h targetHints) Target {
 	r := l.deps.Targets
 	var t Target
-	pt := proj.target(path)
+	pt := proj.Target(path)
 	setGPU := func(name, from string) bool {
 		pl, ok := r.gpu(name)
 		if !ok {

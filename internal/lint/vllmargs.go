@@ -7,8 +7,10 @@ import (
 
 	"github.com/gpulint/gpulint/internal/check"
 	"github.com/gpulint/gpulint/internal/cmdline"
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/edit"
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/source"
 )
@@ -210,7 +212,7 @@ func argsOf(f *source.File, list *source.Node) []cmdline.Arg {
 
 // vllmContainerSubjects derives a vLLM subject from every container that
 // launches a vLLM server, so the vLLM rules run on manifests too.
-func (l *Linter) vllmContainerSubjects(s *subject, pods []podInfo, proj *Project) ([]*subject, []finding.Finding) {
+func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config.Project) ([]*subject, []finding.Finding) {
 	root := s.file.Docs[s.doc].Root
 	var out []*subject
 	var fs []finding.Finding
@@ -260,4 +262,15 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []podInfo, proj *Project
 		}
 	}
 	return out, fs
+}
+
+// kserveVLLM reads the vLLM engine of a KServe predictor's inline runtime
+// container (predictor.<key>); nil when it runs none.
+func kserveVLLM(s *subject, c kube.Container, ct cmdline.Container) (*cmdline.Command, map[string]any) {
+	if len(c.Path) < 2 || c.Path[len(c.Path)-2] != "predictor" {
+		return nil, nil
+	}
+	key, _ := c.Path[len(c.Path)-1].(string)
+	spec, _ := kube.LookupAt(s.value, c.Path).(map[string]any)
+	return cmdline.KServeVLLM(s.file.Path, key, spec, ct)
 }

@@ -136,12 +136,6 @@ type Option func(*Fake)
 // WithToken sets the only token the fake accepts (as "Bearer <token>").
 func WithToken(token string) Option { return func(f *Fake) { f.token = token } }
 
-// WithUser sets who the token acts as; the default is the Actions bot,
-// github-actions[bot].
-func WithUser(login, typ string) Option {
-	return func(f *Fake) { f.user = User{Login: login, Type: typ} }
-}
-
 // WithPullRequest adds a pull request with its head commit and files.
 func WithPullRequest(owner, repo string, number int, headSHA string, files ...File) Option {
 	return func(f *Fake) {

@@ -1,10 +1,6 @@
-package lint
+package cmdline
 
-import (
-	"strings"
-
-	"github.com/gpulint/gpulint/internal/cmdline"
-)
+import "strings"
 
 // kserveServerFlags are the options of KServe's Hugging Face model server
 // and of its base model-server parser, which it reads besides vLLM's
@@ -33,25 +29,24 @@ var vllmEngineFlags = map[string]bool{
 	"enable-chunked-prefill": true, "block-size": true,
 }
 
-// kserveVLLM reads the vLLM engine a KServe Hugging Face predictor runs:
+// KServeVLLM reads the vLLM engine a KServe Hugging Face predictor runs:
 // a predictor.model with modelFormat huggingface (or predictor.huggingface)
 // whose args pick the vLLM backend (--backend vllm, or the default auto
 // with vLLM engine options; KServe falls back to the transformers backend
 // for models vLLM does not support). The model is --model_id, else an
-// hf:// storageUri. nil when the container is not one.
-func kserveVLLM(s *subject, c containerInfo, ct cmdline.Container) (*cmdline.Command, map[string]any) {
-	if len(c.Path) < 2 || c.Path[len(c.Path)-2] != "predictor" {
-		return nil, nil
-	}
-	cm, _ := lookupAt(s.value, c.Path).(map[string]any)
-	key := c.Path[len(c.Path)-1]
-	if !(key == "huggingface" || (key == "model" && strings.EqualFold(str(lookupAny(cm, "modelFormat", "name")), "huggingface"))) {
+// hf:// storageUri. key is the predictor field holding the container
+// (model, huggingface, ...), spec its map. nil when the container is not
+// one.
+func KServeVLLM(file, key string, spec map[string]any, ct Container) (*Command, map[string]any) {
+	str := func(v any) string { s, _ := v.(string); return s }
+	format, _ := spec["modelFormat"].(map[string]any)
+	if !(key == "huggingface" || (key == "model" && strings.EqualFold(str(format["name"]), "huggingface"))) {
 		return nil, nil
 	}
 	if len(ct.Command) > 0 || len(ct.Args) == 0 {
 		return nil, nil
 	}
-	cmd := cmdline.ParseArgList(s.file.Path, ct.Args, ct.ArgsList)
+	cmd := ParseArgList(file, ct.Args, ct.ArgsList)
 	value := cmd.Config()
 	backend := strings.ToLower(str(value["backend"]))
 	engine := false
@@ -63,8 +58,8 @@ func kserveVLLM(s *subject, c containerInfo, ct cmdline.Container) (*cmdline.Com
 	}
 	model := str(value["model-id"])
 	if model == "" {
-		model = strings.TrimPrefix(str(cm["storageUri"]), "hf://")
-		if model == str(cm["storageUri"]) {
+		model = strings.TrimPrefix(str(spec["storageUri"]), "hf://")
+		if model == str(spec["storageUri"]) {
 			model = ""
 		}
 		if i := strings.IndexByte(model, ':'); i >= 0 {

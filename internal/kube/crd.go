@@ -1,4 +1,4 @@
-package lint
+package kube
 
 import (
 	"fmt"
@@ -69,7 +69,8 @@ func lookupPath(v any, k any) any {
 	return nil
 }
 
-func lookupAt(doc any, path []any) any {
+// LookupAt follows path (keys and indices) into doc; nil when a step is missing.
+func LookupAt(doc any, path []any) any {
 	for _, k := range path {
 		doc = lookupPath(doc, k)
 	}
@@ -87,7 +88,7 @@ func lookupAt(doc any, path []any) any {
 //   - JobSet: replicatedJobs[i].replicas × the Job's parallelism.
 func groupMember(doc any, path []any) (root []any, pods int64, ok bool) {
 	num := func(v any, def int64) int64 {
-		if n, ok := toInt(v); ok {
+		if n, ok := ToInt(v); ok {
 			return n
 		}
 		return def
@@ -96,7 +97,7 @@ func groupMember(doc any, path []any) (root []any, pods int64, ok bool) {
 		k, _ := p.(string)
 		switch k {
 		case "leaderWorkerTemplate":
-			lwt, _ := lookupAt(doc, path[:i+1]).(map[string]any)
+			lwt, _ := LookupAt(doc, path[:i+1]).(map[string]any)
 			if lwt["workerTemplate"] == nil {
 				return nil, 0, false // incomplete: LWS requires workerTemplate
 			}
@@ -114,24 +115,24 @@ func groupMember(doc any, path []any) (root []any, pods int64, ok bool) {
 			if i+1 >= len(path) {
 				return nil, 0, false
 			}
-			g, _ := lookupAt(doc, path[:i+2]).(map[string]any)
+			g, _ := LookupAt(doc, path[:i+2]).(map[string]any)
 			n := num(g["replicas"], num(g["minReplicas"], 1))
 			return clone(path[:i]), n * num(g["numOfHosts"], 1), true
 		case "pytorchReplicaSpecs", "tfReplicaSpecs", "mpiReplicaSpecs", "paddleReplicaSpecs", "xgbReplicaSpecs":
 			if i+1 >= len(path) {
 				return nil, 0, false
 			}
-			r, _ := lookupAt(doc, path[:i+2]).(map[string]any)
+			r, _ := LookupAt(doc, path[:i+2]).(map[string]any)
 			return clone(path[:i+1]), num(r["replicas"], 1), true
 		case "trainer":
-			t, _ := lookupAt(doc, path[:i+1]).(map[string]any)
+			t, _ := LookupAt(doc, path[:i+1]).(map[string]any)
 			return clone(path[:i+1]), num(t["numNodes"], 1), true
 		case "replicatedJobs":
 			if i+1 >= len(path) {
 				return nil, 0, false
 			}
-			rj, _ := lookupAt(doc, path[:i+2]).(map[string]any)
-			par := num(lookupAt(rj, []any{"template", "spec", "parallelism"}), 1)
+			rj, _ := LookupAt(doc, path[:i+2]).(map[string]any)
+			par := num(LookupAt(rj, []any{"template", "spec", "parallelism"}), 1)
 			return clone(path[:i+1]), num(rj["replicas"], 1) * par, true
 		}
 	}
@@ -142,7 +143,7 @@ func groupMember(doc any, path []any) (root []any, pods int64, ok bool) {
 // its workload), GroupGPUs (nvidia.com/gpu across them) and WorldSize
 // (training processes: PyTorchJob nprocPerNode or TrainJob numProcPerNode
 // per pod when a number, else one per GPU).
-func groupSizes(doc any, pods []podInfo) {
+func groupSizes(doc any, pods []Pod) {
 	type member struct {
 		idx  int
 		pods int64
@@ -184,19 +185,19 @@ func procsPerPod(doc any, root []any) (int64, bool) {
 	var v any
 	switch root[len(root)-1] {
 	case "pytorchReplicaSpecs":
-		v = lookupAt(doc, append(clone(root[:len(root)-1]), "nprocPerNode"))
+		v = LookupAt(doc, append(clone(root[:len(root)-1]), "nprocPerNode"))
 	case "trainer":
-		v = lookupAt(doc, append(clone(root), "numProcPerNode"))
+		v = LookupAt(doc, append(clone(root), "numProcPerNode"))
 	default:
 		return 0, false
 	}
-	n, ok := toInt(v)
+	n, ok := ToInt(v)
 	return n, ok && n > 0
 }
 
 // podGPUs sums the nvidia.com/gpu limits of a pod's containers (init
 // containers run before them and are left out).
-func podGPUs(p podInfo) int64 {
+func podGPUs(p Pod) int64 {
 	var n int64
 	for _, c := range p.Containers {
 		if len(c.Path) >= 2 && c.Path[len(c.Path)-2] == "initContainers" {
@@ -211,18 +212,18 @@ func pathKey(p []any) string { return fmt.Sprintf("%#v", p) }
 
 // containerFrom reads one container's GPU requests (under its resources
 // key: resources, or a TrainJob's resourcesPerNode) and /dev/shm mounts.
-func containerFrom(cm map[string]any, path []any, resourcesKey string, shmVolumes map[string]bool) containerInfo {
-	ci := containerInfo{Path: path, Name: str(cm["name"]), Image: str(cm["image"])}
+func containerFrom(cm map[string]any, path []any, resourcesKey string, shmVolumes map[string]bool) Container {
+	ci := Container{Path: path, Name: str(cm["name"]), Image: str(cm["image"])}
 	res, _ := cm[resourcesKey].(map[string]any)
 	for _, sect := range []string{"requests", "limits"} { // limits win
 		rm, _ := res[sect].(map[string]any)
 		for _, rk := range sortedKeys(rm) {
 			p := append(clone(ci.Path), resourcesKey, sect, rk)
 			if isGPUCountResource(rk) && rm[rk] != nil {
-				q, integer := quantityInt(rm[rk])
-				ci.Resources = append(ci.Resources, gpuResource{Name: rk, Section: sect, Value: rm[rk], Count: q, Integer: integer, Path: p})
+				q, integer := QuantityInt(rm[rk])
+				ci.Resources = append(ci.Resources, GPUResource{Name: rk, Section: sect, Value: rm[rk], Count: q, Integer: integer, Path: p})
 			}
-			n, ok := toInt(rm[rk])
+			n, ok := ToInt(rm[rk])
 			if !ok {
 				continue
 			}
@@ -234,12 +235,12 @@ func containerFrom(cm map[string]any, path []any, resourcesKey string, shmVolume
 				replaced := false
 				for j := range ci.MIG {
 					if ci.MIG[j].Profile == prof {
-						ci.MIG[j] = migRequest{prof, n, p}
+						ci.MIG[j] = MIGRequest{prof, n, p}
 						replaced = true
 					}
 				}
 				if !replaced {
-					ci.MIG = append(ci.MIG, migRequest{prof, n, p})
+					ci.MIG = append(ci.MIG, MIGRequest{prof, n, p})
 				}
 			}
 		}

@@ -1,4 +1,4 @@
-package lint
+package kube
 
 import (
 	"testing"
@@ -31,7 +31,7 @@ type podSummary struct {
 	GroupPods, GroupGPUs, World int64
 }
 
-func summarize(pods []podInfo) []podSummary {
+func summarize(pods []Pod) []podSummary {
 	var out []podSummary
 	for _, p := range pods {
 		s := podSummary{Path: pathKey(p.Path), Group: p.Group, GroupPods: p.GroupPods, GroupGPUs: p.GroupGPUs, World: p.WorldSize}
@@ -172,7 +172,7 @@ spec:
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := summarize(findPods(manifestValue(t, tc.manifest)))
+			got := summarize(FindPods(manifestValue(t, tc.manifest)))
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("pods (-want +got):\n%s", diff)
 			}
@@ -181,7 +181,7 @@ spec:
 }
 
 func TestTrainJobGPUPath(t *testing.T) {
-	pods := findPods(manifestValue(t, `apiVersion: trainer.kubeflow.org/v1alpha1
+	pods := FindPods(manifestValue(t, `apiVersion: trainer.kubeflow.org/v1alpha1
 kind: TrainJob
 spec:
   trainer:

@@ -1,0 +1,407 @@
+// Package config reads the project file, .gpulint.yaml: targets, rule
+// settings, ignores, custom policies and limits, and finds the one that
+// applies to each linted file.
+package config
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/source"
+)
+
+// FileNames are the names of the project file, looked for in each
+// file's directory and its parents.
+var FileNames = []string{".gpulint.yaml", ".gpulint.yml"}
+
+// Project is a parsed .gpulint.yaml.
+type Project struct {
+	// Path is the project file; Root its directory, against which globs
+	// are matched.
+	Path, Root string
+	Targets    []TargetRule
+	// Rules maps a rule id or slug to its setting.
+	Rules  map[string]RuleSetting
+	Ignore []IgnoreEntry
+	FailOn string
+	// Policies are custom policy directories, relative to Root.
+	Policies []string
+	// Limits override the default safety limits for files under Root.
+	Limits Limits
+
+	// digest is the SHA-256 of the file as loaded: cache keys name the
+	// project by the content its settings came from.
+	digest [sha256.Size]byte
+}
+
+// Digest is the SHA-256 of the project file as loaded: cache keys name
+// the project by the content its settings came from.
+func (p *Project) Digest() [sha256.Size]byte { return p.digest }
+
+// Limits are the limits a project file may set; zero means unset.
+type Limits struct {
+	MaxBytes, MaxDepth, MaxNodes int
+	Timeout, RunTimeout          time.Duration
+}
+
+// PolicyDirs returns the project's custom policy directories as paths.
+func (p *Project) PolicyDirs() []string {
+	var out []string
+	for _, d := range p.Policies {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(p.Root, d)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// TargetRule sets the target for files matching any of Paths.
+type TargetRule struct {
+	Paths []string
+	GPU   string
+	GPUs  int
+	Nodes int
+	Model string
+}
+
+// RuleSetting turns a rule off or changes its severity and parameters.
+type RuleSetting struct {
+	Off      bool
+	Severity string
+	Params   map[string]any
+}
+
+// IgnoreEntry silences a rule for files matching a glob, with a reason.
+type IgnoreEntry struct {
+	Path, Rule, Reason string
+}
+
+// Load reads and validates a project file. Problems are reported
+// with the file's positions.
+func Load(path string, v *normalize.Validator) (*Project, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	f, err := source.Parse(path, data, source.DefaultLimits())
+	if err != nil {
+		return nil, err
+	}
+	p := &Project{Path: path, Root: filepath.Dir(path), Rules: map[string]RuleSetting{}, digest: sha256.Sum256(data)}
+	if len(f.Docs) == 0 || f.Docs[0].Root == nil {
+		return p, nil
+	}
+	root := f.Docs[0].Root
+	value, err := root.ToValue(100_000)
+	if err != nil {
+		return nil, err
+	}
+	if v != nil {
+		vs, err := v.Validate("gpulint-config", value)
+		if err != nil {
+			return nil, err
+		}
+		var msgs []string
+		for _, viol := range vs {
+			if viol.Severity != "error" {
+				continue
+			}
+			n, _, _ := root.Lookup(viol.Path)
+			pos := root.Start
+			if n != nil {
+				pos = n.Start
+			}
+			msgs = append(msgs, (&source.Error{File: path, Pos: pos, Msg: viol.Message}).Error())
+		}
+		if len(msgs) > 0 {
+			return nil, fmt.Errorf("invalid project file:\n  %s", strings.Join(msgs, "\n  "))
+		}
+	}
+	m, _ := value.(map[string]any)
+	for _, t := range asList(m["targets"]) {
+		tm, _ := t.(map[string]any)
+		tr := TargetRule{GPU: str(tm["gpu"]), Model: str(tm["model"])}
+		for _, g := range asList(tm["paths"]) {
+			tr.Paths = append(tr.Paths, str(g))
+		}
+		if n, ok := tm["gpus"].(int64); ok {
+			tr.GPUs = int(n)
+		}
+		if n, ok := tm["nodes"].(int64); ok {
+			tr.Nodes = int(n)
+		}
+		p.Targets = append(p.Targets, tr)
+	}
+	if rm, ok := m["rules"].(map[string]any); ok {
+		for k, v := range rm {
+			switch t := v.(type) {
+			case string:
+				if t == "off" {
+					p.Rules[k] = RuleSetting{Off: true}
+				} else {
+					p.Rules[k] = RuleSetting{Severity: t}
+				}
+			case bool:
+				p.Rules[k] = RuleSetting{Off: !t}
+			case map[string]any:
+				rs := RuleSetting{Severity: str(t["severity"])}
+				rs.Off = rs.Severity == "off"
+				rs.Params, _ = t["params"].(map[string]any)
+				p.Rules[k] = rs
+			}
+		}
+	}
+	for _, ig := range asList(m["ignore"]) {
+		im, _ := ig.(map[string]any)
+		p.Ignore = append(p.Ignore, IgnoreEntry{Path: str(im["path"]), Rule: str(im["rule"]), Reason: str(im["reason"])})
+	}
+	p.FailOn = str(m["fail-on"])
+	for _, d := range asList(m["policies"]) {
+		p.Policies = append(p.Policies, str(d))
+	}
+	if lm, ok := m["limits"].(map[string]any); ok {
+		num := func(k string) int {
+			n, _ := lm[k].(int64)
+			return int(n)
+		}
+		dur := func(k string) time.Duration {
+			d, _ := time.ParseDuration(str(lm[k]))
+			return d
+		}
+		p.Limits = Limits{
+			MaxBytes: num("max-file-bytes"), MaxDepth: num("max-depth"), MaxNodes: num("max-nodes"),
+			Timeout: dur("timeout"), RunTimeout: dur("run-timeout"),
+		}
+	}
+	return p, nil
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// Rel returns path relative to the project root, slash-separated.
+func (p *Project) Rel(path string) string {
+	if p == nil {
+		return filepath.ToSlash(path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	root, err := filepath.Abs(p.Root)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	r, err := filepath.Rel(root, abs)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(r)
+}
+
+// Target returns the first target rule whose glob matches path.
+func (p *Project) Target(path string) *TargetRule {
+	if p == nil {
+		return nil
+	}
+	rel := p.Rel(path)
+	for i := range p.Targets {
+		for _, g := range p.Targets[i].Paths {
+			if matchGlob(g, rel) {
+				return &p.Targets[i]
+			}
+		}
+	}
+	return nil
+}
+
+// Params returns rule parameters keyed as the project file names the rule
+// (id or slug; the linter keys them by slug).
+func (p *Project) Params() map[string]any {
+	out := map[string]any{}
+	if p == nil {
+		return out
+	}
+	for k, rs := range p.Rules {
+		if rs.Params != nil {
+			out[k] = rs.Params
+		}
+	}
+	return out
+}
+
+// Apply drops findings of rules turned off or ignored for this path and
+// applies severity overrides.
+func (p *Project) Apply(path string, fs []finding.Finding) []finding.Finding {
+	if p == nil {
+		return fs
+	}
+	rel := p.Rel(path)
+	out := fs[:0]
+	for _, f := range fs {
+		setting, ok := p.Rules[f.Rule]
+		if !ok {
+			setting, ok = p.Rules[f.Slug]
+		}
+		if ok && setting.Off {
+			continue
+		}
+		if ok && setting.Severity != "" {
+			if s, err := finding.ParseSeverity(setting.Severity); err == nil && s != finding.SeverityNone {
+				f.Severity = s
+			}
+		}
+		ignored := false
+		for _, ig := range p.Ignore {
+			if (ig.Rule == f.Rule || ig.Rule == f.Slug) && matchGlob(ig.Path, rel) {
+				ignored = true
+				break
+			}
+		}
+		if !ignored {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// matchGlob matches slash-separated paths against a glob where ** spans
+// directories.
+func matchGlob(glob, path string) bool {
+	return matchParts(strings.Split(glob, "/"), strings.Split(path, "/"))
+}
+
+func matchParts(g, p []string) bool {
+	for len(g) > 0 {
+		if g[0] == "**" {
+			for i := 0; i <= len(p); i++ {
+				if matchParts(g[1:], p[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(p) == 0 {
+			return false
+		}
+		if ok, _ := filepath.Match(g[0], p[0]); !ok {
+			return false
+		}
+		g, p = g[1:], p[1:]
+	}
+	return len(p) == 0
+}
+
+// Set holds the project files found above a run's files, keyed by
+// directory.
+type Set struct {
+	byDir map[string]*Project
+}
+
+// LoadSet finds and loads the project file above each file. An
+// invalid project file is an error: the run cannot know its settings.
+func LoadSet(files []string, v *normalize.Validator) (*Set, error) {
+	ps := &Set{byDir: map[string]*Project{}}
+	loaded := map[string]*Project{}
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			return nil, fmt.Errorf("resolve %s: %w", f, err)
+		}
+		dir := filepath.Dir(abs)
+		var chain []string
+		var found *Project
+		for d := dir; ; d = filepath.Dir(d) {
+			if p, ok := ps.byDir[d]; ok {
+				found = p
+				break
+			}
+			chain = append(chain, d)
+			var pf string
+			for _, name := range FileNames {
+				if st, err := os.Stat(filepath.Join(d, name)); err == nil && st.Mode().IsRegular() {
+					pf = filepath.Join(d, name)
+					break
+				}
+			}
+			if pf != "" {
+				p, ok := loaded[pf]
+				if !ok {
+					p, err = Load(pf, v)
+					if err != nil {
+						return nil, err
+					}
+					loaded[pf] = p
+				}
+				found = p
+				break
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+		for _, d := range chain {
+			ps.byDir[d] = found
+		}
+	}
+	return ps, nil
+}
+
+// PolicyDirs returns the custom policy directories of every project file.
+func (ps *Set) PolicyDirs() []string {
+	seen := map[*Project]bool{}
+	var out []string
+	for _, d := range sortedKeys(ps.byDir) {
+		p := ps.byDir[d]
+		if p == nil || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p.PolicyDirs()...)
+	}
+	return out
+}
+
+// RunTimeout is the first run-timeout any project file sets (0: none).
+func (ps *Set) RunTimeout() time.Duration {
+	for _, d := range sortedKeys(ps.byDir) {
+		if p := ps.byDir[d]; p != nil && p.Limits.RunTimeout > 0 {
+			return p.Limits.RunTimeout
+		}
+	}
+	return 0
+}
+
+// Find returns the project for a file path (nil when none).
+func (ps *Set) Find(path string) *Project {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	return ps.byDir[filepath.Dir(abs)]
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/finding"
+)
+
+func TestMatchGlob(t *testing.T) {
+	tests := []struct {
+		glob, path string
+		want       bool
+	}{
+		{"train/*.json", "train/ds.json", true},
+		{"train/*.json", "train/sub/ds.json", false},
+		{"**/ds.json", "ds.json", true},
+		{"**/ds.json", "a/b/ds.json", true},
+		{"a/**/x.yaml", "a/x.yaml", true},
+		{"a/**/x.yaml", "b/x.yaml", false},
+		{"k8s/**", "k8s/a/b.yaml", true},
+	}
+	for _, tc := range tests {
+		if got := matchGlob(tc.glob, tc.path); got != tc.want {
+			t.Errorf("matchGlob(%q, %q) = %v, want %v", tc.glob, tc.path, got, tc.want)
+		}
+	}
+}
+
+// writeProject writes a project file under dir and returns its path.
+func writeProject(t *testing.T, dir, text string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, ".gpulint.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadTargetsAndApply(t *testing.T) {
+	dir := t.TempDir()
+	p, err := Load(writeProject(t, dir, `targets:
+  - paths: ["train/**"]
+    gpu: H100-80GB
+    gpus: 8
+rules:
+  DS001: off
+  train-batch-mismatch: warning
+ignore:
+  - {path: "serve/*.yaml", rule: VLLM001, reason: tested}
+limits: {max-file-bytes: 1000, run-timeout: 2m}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Target(filepath.Join(dir, "train", "a", "ds.json")); got == nil || got.GPU != "H100-80GB" || got.GPUs != 8 {
+		t.Errorf("target for train/a/ds.json = %+v, want H100-80GB × 8", got)
+	}
+	if got := p.Target(filepath.Join(dir, "serve", "v.yaml")); got != nil {
+		t.Errorf("target for serve/v.yaml = %+v, want none", got)
+	}
+	fs := []finding.Finding{
+		{Rule: "DS001", Slug: "x", Severity: finding.SeverityError},
+		{Rule: "DS002", Slug: "train-batch-mismatch", Severity: finding.SeverityError},
+		{Rule: "VLLM001", Slug: "y", Severity: finding.SeverityError},
+	}
+	var got []string
+	for _, f := range p.Apply(filepath.Join(dir, "serve", "v.yaml"), fs) {
+		got = append(got, f.Rule+" "+f.Severity.String())
+	}
+	if diff := cmp.Diff([]string{"DS002 warning"}, got); diff != "" {
+		t.Errorf("applied findings (-want +got):\n%s", diff)
+	}
+	if p.Limits.MaxBytes != 1000 || p.Limits.RunTimeout.Minutes() != 2 {
+		t.Errorf("limits = %+v", p.Limits)
+	}
+}
+
+func TestLoadSetFindsNearestProject(t *testing.T) {
+	dir := t.TempDir()
+	outer := writeProject(t, dir, "fail-on: error\n")
+	inner := writeProject(t, filepath.Join(dir, "sub"), "fail-on: warning\n")
+	if err := os.MkdirAll(filepath.Join(dir, "sub", "deep"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := []string{filepath.Join(dir, "a.json"), filepath.Join(dir, "sub", "deep", "b.json")}
+	ps, err := LoadSet(files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{{files[0], outer}, {files[1], inner}} {
+		p := ps.Find(tc.file)
+		if p == nil || p.Path != tc.want {
+			t.Errorf("Find(%s) = %v, want %s", tc.file, p, tc.want)
+		}
+	}
+}
