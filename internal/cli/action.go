@@ -257,14 +257,6 @@ func (o *ActionOptions) logf(format string, args ...any) {
 	fmt.Fprintf(o.Factory.IO.ErrOut, "gpulint: %s\n", oneLine(fmt.Sprintf(format, args...)))
 }
 
-// inWorkspace resolves a path given relative to the workspace.
-func (o *ActionOptions) inWorkspace(p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(o.Workspace, filepath.FromSlash(p))
-}
-
 // needsToken reports whether the run talks to the API.
 func (o *ActionOptions) needsToken(pr *pullRequest) bool {
 	return pr != nil && (o.Comment || o.Suggestions || o.OnlyChanged)

@@ -33,6 +33,14 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	var sarifPath string
+	if o.SARIFFile != "" {
+		p, err := o.workspacePath("sarif-file", o.SARIFFile)
+		if err != nil {
+			return err
+		}
+		sarifPath = p
+	}
 	pr, err := readPullRequest(o.EventPath, o.Repo)
 	if err != nil {
 		return err
@@ -61,14 +69,9 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	if err != nil {
 		return err
 	}
-	target := o.Target
-	if target.Config != "" {
-		target.Config = o.inWorkspace(target.Config)
-	}
-	if target.Model != "" {
-		if st, err := os.Stat(o.inWorkspace(target.Model)); err == nil && st.IsDir() {
-			target.Model = o.inWorkspace(target.Model)
-		}
+	target, err := o.resolveTarget()
+	if err != nil {
+		return err
 	}
 	res := &lint.Result{}
 	if len(files) > 0 {
@@ -88,8 +91,8 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	if err != nil {
 		return fmt.Errorf("write annotations: %w", err)
 	}
-	if o.SARIFFile != "" {
-		if err := writeSARIF(o.inWorkspace(o.SARIFFile), in); err != nil {
+	if sarifPath != "" {
+		if err := o.writeSARIF(sarifPath, in); err != nil {
 			return err
 		}
 	}
@@ -180,7 +183,18 @@ func (o *ActionOptions) feedback(ctx context.Context, c *github.Client, pr *pull
 func (o *ActionOptions) selectFiles(onlyChanged bool, changed []github.ChangedFile) ([]string, error) {
 	roots := make([]string, len(o.Paths))
 	for i, p := range o.Paths {
-		roots[i] = o.inWorkspace(p)
+		abs, err := o.workspacePath("paths", p)
+		if err != nil {
+			return nil, err
+		}
+		// A directory is walked, so its real location must be inside;
+		// a file that leads out is skipped below, as a changed file is.
+		if st, err := os.Stat(abs); err == nil && st.IsDir() {
+			if abs, err = o.readablePath("paths", p); err != nil {
+				return nil, err
+			}
+		}
+		roots[i] = abs
 	}
 	all, err := lint.Collect(roots)
 	if err != nil {
@@ -313,19 +327,47 @@ func omittedNote(omitted map[finding.Severity]int) string {
 	return fmt.Sprintf("\n_GitHub shows %d annotations of each level per step; %s more are listed above only._\n", annotationCap, strings.Join(parts, ", "))
 }
 
-// writeSARIF writes the SARIF log to path, creating its directory.
-func writeSARIF(path string, in report.Input) error {
+// writeSARIF writes the SARIF log to path (inside the workspace, from
+// workspacePath), creating its directory and replacing, never following,
+// a symlink there.
+func (o *ActionOptions) writeSARIF(path string, in report.Input) error {
 	var buf bytes.Buffer
 	if err := report.SARIF(&buf, in, report.Options{}); err != nil {
 		return fmt.Errorf("render SARIF: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write SARIF: %w", err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := o.writeInWorkspace("sarif-file", path, buf.Bytes()); err != nil {
 		return fmt.Errorf("write SARIF: %w", err)
 	}
 	return nil
+}
+
+// resolveTarget resolves the target inputs that name files: config, and
+// model when it names a directory in the workspace rather than a catalog
+// id. Neither may lead outside the workspace.
+func (o *ActionOptions) resolveTarget() (TargetFlags, error) {
+	target := o.Target
+	if target.Config != "" {
+		p, err := o.readablePath("config", target.Config)
+		if err != nil {
+			return target, err
+		}
+		target.Config = p
+	}
+	if target.Model != "" {
+		// A catalog id never leaves the workspace when read as a path;
+		// anything that does is no model gpulint may read.
+		p, err := o.workspacePath("model", target.Model)
+		if err != nil {
+			return target, err
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if p, err = o.readablePath("model", target.Model); err != nil {
+				return target, err
+			}
+			target.Model = p
+		}
+	}
+	return target, nil
 }
 
 // setOutputs writes the step outputs when the runner provides the file.
