@@ -212,14 +212,26 @@ func readPullRequest(path, repo string) (*pullRequest, error) {
 	if path == "" {
 		return nil, nil
 	}
-	fh, err := os.Open(path)
+	// A named pipe or a device blocks or never ends when opened and read:
+	// only a regular file is opened, and checked again once open.
+	st, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the event payload: %w", err)
 	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read the event payload: GITHUB_EVENT_PATH %s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the event payload: %w", err)
+	}
 	defer fh.Close()
+	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read the event payload: GITHUB_EVENT_PATH %s is not a regular file", path)
+	}
 	var ev struct {
 		PullRequest *struct {
 			Number int `json:"number"`

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -65,7 +66,7 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 			return apiError(err, pr)
 		}
 	}
-	files, err := o.selectFiles(pr != nil && o.OnlyChanged, changed)
+	files, unreadable, err := o.selectFiles(pr != nil && o.OnlyChanged, changed)
 	if err != nil {
 		return err
 	}
@@ -74,14 +75,15 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 		return err
 	}
 	res := &lint.Result{}
-	if len(files) > 0 {
+	if len(files) > 0 || len(unreadable) > 0 {
 		l, collected, _, err := prepareRun(o.Factory, files, target, 0)
 		if err != nil {
 			return err
 		}
-		if res, err = l.Run(ctx, collected); err != nil {
+		if res, err = l.Run(ctx, collected.Files); err != nil {
 			return err
 		}
+		l.AddUnreadable(res, unreadable)
 	}
 	relativize(res, o.Workspace)
 	in := reportInput(res)
@@ -180,26 +182,27 @@ func (o *ActionOptions) feedback(ctx context.Context, c *github.Client, pr *pull
 // names (directories walked as lint does), narrowed to the pull request's
 // changed files when onlyChanged. Files whose real location lies outside
 // the workspace (a symlink a pull request may add) are skipped.
-func (o *ActionOptions) selectFiles(onlyChanged bool, changed []github.ChangedFile) ([]string, error) {
+func (o *ActionOptions) selectFiles(onlyChanged bool, changed []github.ChangedFile) ([]string, []*fs.PathError, error) {
 	roots := make([]string, len(o.Paths))
 	for i, p := range o.Paths {
 		abs, err := o.workspacePath("paths", p)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// A directory is walked, so its real location must be inside;
 		// a file that leads out is skipped below, as a changed file is.
 		if st, err := os.Stat(abs); err == nil && st.IsDir() {
 			if abs, err = o.readablePath("paths", p); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		roots[i] = abs
 	}
-	all, err := lint.Collect(roots)
+	c, err := lint.CollectAll(roots, lint.CollectOptions{})
 	if err != nil {
-		return nil, &usageError{fmt.Errorf("input paths: %w", err)}
+		return nil, nil, &usageError{fmt.Errorf("input paths: %w", err)}
 	}
+	all := c.Files
 	if onlyChanged {
 		want := map[string]bool{}
 		for _, f := range changed {
@@ -217,7 +220,7 @@ func (o *ActionOptions) selectFiles(onlyChanged bool, changed []github.ChangedFi
 	}
 	realWS, err := filepath.EvalSymlinks(o.Workspace)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: %w", err)
+		return nil, nil, fmt.Errorf("workspace: %w", err)
 	}
 	var out []string
 	for _, p := range all {
@@ -227,7 +230,7 @@ func (o *ActionOptions) selectFiles(onlyChanged bool, changed []github.ChangedFi
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return out, c.Unreadable, nil
 }
 
 // insideAsFile checks that p, with every symlink resolved, is a regular
