@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 	"github.com/spf13/cobra"
@@ -33,6 +34,8 @@ type ActionOptions struct {
 	Suggestions bool   // suggestions
 	OnlyChanged bool   // only-changed
 	SARIFFile   string // sarif-file, relative to the workspace
+	// Timeout bounds the whole run (timeout; default DefaultActionTimeout).
+	Timeout time.Duration
 
 	// From the runner.
 	Workspace string // GITHUB_WORKSPACE, absolute
@@ -121,6 +124,14 @@ func newActionOptions(f *Factory) (*ActionOptions, error) {
 	o.FailOn = cmp.Or(gha.GetInput("fail-on"), "error")
 	o.SARIFFile = gha.GetInput("sarif-file")
 	var errs []error
+	o.Timeout = DefaultActionTimeout
+	if s := gha.GetInput("timeout"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("input timeout: %q is not a positive duration (such as 10m or 90s)", s))
+		}
+		o.Timeout = d
+	}
 	if s := gha.GetInput("gpus"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
@@ -168,6 +179,11 @@ func newActionOptions(f *Factory) (*ActionOptions, error) {
 	o.Workspace = abs
 	return o, nil
 }
+
+// DefaultActionTimeout bounds a whole Action run when the timeout input is
+// empty: far above a normal run (seconds), far below the job's own limit
+// (6 hours), which would end the step with no report at all.
+const DefaultActionTimeout = 10 * time.Minute
 
 // splitPaths reads the paths input: paths separated by line breaks,
 // spaces or commas; none means the whole workspace.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/github"
@@ -33,6 +34,11 @@ const maxSummaryLen = 1<<20 - 4<<10
 func runAction(ctx context.Context, o *ActionOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, &actionTimeoutError{o.Timeout})
+		defer cancel()
 	}
 	var sarifPath string
 	if o.SARIFFile != "" {
@@ -63,7 +69,7 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	var changed []github.ChangedFile
 	if client != nil && (o.OnlyChanged || o.Suggestions) {
 		if changed, err = client.ChangedFiles(ctx, pr.Owner, pr.Repo, pr.Number); err != nil {
-			return apiError(err, pr)
+			return apiError(timedOut(ctx, "listing the pull request's files", err), pr)
 		}
 	}
 	files, unreadable, err := o.selectFiles(pr != nil && o.OnlyChanged, changed)
@@ -80,7 +86,10 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 		if err != nil {
 			return err
 		}
-		if res, err = l.Run(ctx, collected.Files); err != nil {
+		// The lint is bounded by its own limits (run-timeout in the
+		// project file), not cut off by the deadline, so that the report
+		// is still written.
+		if res, err = l.Run(context.WithoutCancel(ctx), collected.Files); err != nil {
 			return err
 		}
 		l.AddUnreadable(res, unreadable)
@@ -105,7 +114,9 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	}
 	var feedbackErr error
 	readOnly := false
-	if client != nil {
+	if ctx.Err() != nil {
+		feedbackErr = timedOut(ctx, "linting; no comment or suggestions posted", ctx.Err())
+	} else if client != nil {
 		readOnly, feedbackErr = o.feedback(ctx, client, pr, in, changed, github.CommentOptions{Repo: repo, SHA: sha, ServerURL: o.ServerURL})
 	}
 	if readOnly {
@@ -129,13 +140,33 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	o.logf("%d %s checked: %s, %s, %s", s.Files, plural(s.Files, "file", "files"),
 		count(s.Errors, "error"), count(s.Warnings, "warning"), count(s.Infos, "info"))
 	if feedbackErr != nil {
-		return apiError(feedbackErr, pr)
+		return apiError(timedOut(ctx, "posting the comment and suggestions", feedbackErr), pr)
 	}
 	failOn, _ := finding.ParseSeverity(o.FailOn)
 	if failOn != finding.SeverityNone && finding.Worst(in.Findings) >= failOn {
 		return findingsError{}
 	}
 	return nil
+}
+
+// actionTimeoutError is the cause of the run's context ending at its
+// deadline.
+type actionTimeoutError struct{ d time.Duration }
+
+func (e *actionTimeoutError) Error() string {
+	return fmt.Sprintf("the action passed its time limit of %s (input timeout)", e.d)
+}
+
+// timedOut names what was cut off when err came from the run's deadline.
+func timedOut(ctx context.Context, what string, err error) error {
+	var te *actionTimeoutError
+	if errors.As(err, &te) {
+		return err // named already
+	}
+	if cause := context.Cause(ctx); errors.As(cause, &te) {
+		return fmt.Errorf("%w while %s: %w", te, what, err)
+	}
+	return err
 }
 
 func valueOr(s, def string) string {
