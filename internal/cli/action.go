@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sethvargo/go-githubactions"
 	"github.com/spf13/cobra"
@@ -33,6 +34,8 @@ type ActionOptions struct {
 	Suggestions bool   // suggestions
 	OnlyChanged bool   // only-changed
 	SARIFFile   string // sarif-file, relative to the workspace
+	// Timeout bounds the whole run (timeout; default DefaultActionTimeout).
+	Timeout time.Duration
 
 	// From the runner.
 	Workspace string // GITHUB_WORKSPACE, absolute
@@ -121,6 +124,14 @@ func newActionOptions(f *Factory) (*ActionOptions, error) {
 	o.FailOn = cmp.Or(gha.GetInput("fail-on"), "error")
 	o.SARIFFile = gha.GetInput("sarif-file")
 	var errs []error
+	o.Timeout = DefaultActionTimeout
+	if s := gha.GetInput("timeout"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("input timeout: %q is not a positive duration (such as 10m or 90s)", s))
+		}
+		o.Timeout = d
+	}
 	if s := gha.GetInput("gpus"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
@@ -169,6 +180,11 @@ func newActionOptions(f *Factory) (*ActionOptions, error) {
 	return o, nil
 }
 
+// DefaultActionTimeout bounds a whole Action run when the timeout input is
+// empty: far above a normal run (seconds), far below the job's own limit
+// (6 hours), which would end the step with no report at all.
+const DefaultActionTimeout = 10 * time.Minute
+
 // splitPaths reads the paths input: paths separated by line breaks,
 // spaces or commas; none means the whole workspace.
 func splitPaths(s string) []string {
@@ -212,14 +228,26 @@ func readPullRequest(path, repo string) (*pullRequest, error) {
 	if path == "" {
 		return nil, nil
 	}
-	fh, err := os.Open(path)
+	// A named pipe or a device blocks or never ends when opened and read:
+	// only a regular file is opened, and checked again once open.
+	st, err := os.Stat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the event payload: %w", err)
 	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read the event payload: GITHUB_EVENT_PATH %s is not a regular file (%s)", path, st.Mode().Type())
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the event payload: %w", err)
+	}
 	defer fh.Close()
+	if st, err := fh.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read the event payload: GITHUB_EVENT_PATH %s is not a regular file", path)
+	}
 	var ev struct {
 		PullRequest *struct {
 			Number int `json:"number"`
@@ -255,14 +283,6 @@ func readPullRequest(path, repo string) (*pullRequest, error) {
 // API can never form a workflow command of its own.
 func (o *ActionOptions) logf(format string, args ...any) {
 	fmt.Fprintf(o.Factory.IO.ErrOut, "gpulint: %s\n", oneLine(fmt.Sprintf(format, args...)))
-}
-
-// inWorkspace resolves a path given relative to the workspace.
-func (o *ActionOptions) inWorkspace(p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(o.Workspace, filepath.FromSlash(p))
 }
 
 // needsToken reports whether the run talks to the API.

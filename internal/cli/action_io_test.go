@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -271,21 +272,22 @@ func TestActionInputs(t *testing.T) {
 		want       cli.ActionOptions
 		wantStderr string
 	}{
-		{"defaults", nil, cli.ActionOptions{Token: "tok", Paths: []string{"."}, FailOn: "error", Comment: true, Suggestions: true, OnlyChanged: true, Workspace: "/ws"}, ""},
+		{"defaults", nil, cli.ActionOptions{Token: "tok", Paths: []string{"."}, FailOn: "error", Comment: true, Suggestions: true, OnlyChanged: true, Timeout: cli.DefaultActionTimeout, Workspace: "/ws"}, ""},
 		{"every input", map[string]string{
 			"INPUT_PATHS": "configs/\nk8s, deploy/vllm.yaml", "INPUT_GPU": "H100-80GB", "INPUT_GPUS": "8",
 			"INPUT_MODEL": "meta-llama/Llama-3.1-8B", "INPUT_CONFIG": "ci/gpulint.yaml", "INPUT_FAIL-ON": "warning",
-			"INPUT_COMMENT": "false", "INPUT_SUGGESTIONS": "False", "INPUT_ONLY-CHANGED": "TRUE", "INPUT_SARIF-FILE": " out/g.sarif ",
+			"INPUT_COMMENT": "false", "INPUT_SUGGESTIONS": "False", "INPUT_ONLY-CHANGED": "TRUE", "INPUT_SARIF-FILE": " out/g.sarif ", "INPUT_TIMEOUT": "90s",
 			"GITHUB_API_URL": "http://127.0.0.1:1/", "GITHUB_EVENT_NAME": "pull_request",
 		}, cli.ActionOptions{
 			Token: "tok", Paths: []string{"configs/", "k8s", "deploy/vllm.yaml"},
 			Target: cli.TargetFlags{GPU: "H100-80GB", GPUs: 8, Model: "meta-llama/Llama-3.1-8B", Config: "ci/gpulint.yaml"},
-			FailOn: "warning", OnlyChanged: true, SARIFFile: "out/g.sarif", Workspace: "/ws",
+			FailOn: "warning", OnlyChanged: true, SARIFFile: "out/g.sarif", Timeout: 90 * time.Second, Workspace: "/ws",
 			APIURL: "http://127.0.0.1:1/", EventName: "pull_request",
 		}, ""},
 		{"bad boolean", map[string]string{"INPUT_COMMENT": "yes"}, cli.ActionOptions{}, `input comment: "yes" is not a boolean (want true or false)`},
 		{"bad gpus", map[string]string{"INPUT_GPUS": "-1"}, cli.ActionOptions{}, `input gpus: "-1" is not a number of GPUs`},
 		{"bad fail-on", map[string]string{"INPUT_FAIL-ON": "sometimes"}, cli.ActionOptions{}, "input fail-on: unknown severity"},
+		{"bad timeout", map[string]string{"INPUT_TIMEOUT": "0s"}, cli.ActionOptions{}, `input timeout: "0s" is not a positive duration`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

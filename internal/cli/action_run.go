@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/github"
@@ -33,6 +35,19 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, &actionTimeoutError{o.Timeout})
+		defer cancel()
+	}
+	var sarifPath string
+	if o.SARIFFile != "" {
+		p, err := o.workspacePath("sarif-file", o.SARIFFile)
+		if err != nil {
+			return err
+		}
+		sarifPath = p
+	}
 	pr, err := readPullRequest(o.EventPath, o.Repo)
 	if err != nil {
 		return err
@@ -54,31 +69,30 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	var changed []github.ChangedFile
 	if client != nil && (o.OnlyChanged || o.Suggestions) {
 		if changed, err = client.ChangedFiles(ctx, pr.Owner, pr.Repo, pr.Number); err != nil {
-			return apiError(err, pr)
+			return apiError(timedOut(ctx, "listing the pull request's files", err), pr)
 		}
 	}
-	files, err := o.selectFiles(pr != nil && o.OnlyChanged, changed)
+	files, unreadable, err := o.selectFiles(pr != nil && o.OnlyChanged, changed)
 	if err != nil {
 		return err
 	}
-	target := o.Target
-	if target.Config != "" {
-		target.Config = o.inWorkspace(target.Config)
-	}
-	if target.Model != "" {
-		if st, err := os.Stat(o.inWorkspace(target.Model)); err == nil && st.IsDir() {
-			target.Model = o.inWorkspace(target.Model)
-		}
+	target, err := o.resolveTarget()
+	if err != nil {
+		return err
 	}
 	res := &lint.Result{}
-	if len(files) > 0 {
+	if len(files) > 0 || len(unreadable) > 0 {
 		l, collected, _, err := prepareRun(o.Factory, files, target, 0)
 		if err != nil {
 			return err
 		}
-		if res, err = l.Run(ctx, collected); err != nil {
+		// The lint is bounded by its own limits (run-timeout in the
+		// project file), not cut off by the deadline, so that the report
+		// is still written.
+		if res, err = l.Run(context.WithoutCancel(ctx), collected.Files); err != nil {
 			return err
 		}
+		l.AddUnreadable(res, unreadable)
 	}
 	relativize(res, o.Workspace)
 	in := reportInput(res)
@@ -88,8 +102,8 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	if err != nil {
 		return fmt.Errorf("write annotations: %w", err)
 	}
-	if o.SARIFFile != "" {
-		if err := writeSARIF(o.inWorkspace(o.SARIFFile), in); err != nil {
+	if sarifPath != "" {
+		if err := o.writeSARIF(sarifPath, in); err != nil {
 			return err
 		}
 	}
@@ -100,7 +114,9 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	}
 	var feedbackErr error
 	readOnly := false
-	if client != nil {
+	if ctx.Err() != nil {
+		feedbackErr = timedOut(ctx, "linting; no comment or suggestions posted", ctx.Err())
+	} else if client != nil {
 		readOnly, feedbackErr = o.feedback(ctx, client, pr, in, changed, github.CommentOptions{Repo: repo, SHA: sha, ServerURL: o.ServerURL})
 	}
 	if readOnly {
@@ -124,13 +140,33 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	o.logf("%d %s checked: %s, %s, %s", s.Files, plural(s.Files, "file", "files"),
 		count(s.Errors, "error"), count(s.Warnings, "warning"), count(s.Infos, "info"))
 	if feedbackErr != nil {
-		return apiError(feedbackErr, pr)
+		return apiError(timedOut(ctx, "posting the comment and suggestions", feedbackErr), pr)
 	}
 	failOn, _ := finding.ParseSeverity(o.FailOn)
 	if failOn != finding.SeverityNone && finding.Worst(in.Findings) >= failOn {
 		return findingsError{}
 	}
 	return nil
+}
+
+// actionTimeoutError is the cause of the run's context ending at its
+// deadline.
+type actionTimeoutError struct{ d time.Duration }
+
+func (e *actionTimeoutError) Error() string {
+	return fmt.Sprintf("the action passed its time limit of %s (input timeout)", e.d)
+}
+
+// timedOut names what was cut off when err came from the run's deadline.
+func timedOut(ctx context.Context, what string, err error) error {
+	var te *actionTimeoutError
+	if errors.As(err, &te) {
+		return err // named already
+	}
+	if cause := context.Cause(ctx); errors.As(cause, &te) {
+		return fmt.Errorf("%w while %s: %w", te, what, err)
+	}
+	return err
 }
 
 func valueOr(s, def string) string {
@@ -177,15 +213,27 @@ func (o *ActionOptions) feedback(ctx context.Context, c *github.Client, pr *pull
 // names (directories walked as lint does), narrowed to the pull request's
 // changed files when onlyChanged. Files whose real location lies outside
 // the workspace (a symlink a pull request may add) are skipped.
-func (o *ActionOptions) selectFiles(onlyChanged bool, changed []github.ChangedFile) ([]string, error) {
+func (o *ActionOptions) selectFiles(onlyChanged bool, changed []github.ChangedFile) ([]string, []*fs.PathError, error) {
 	roots := make([]string, len(o.Paths))
 	for i, p := range o.Paths {
-		roots[i] = o.inWorkspace(p)
+		abs, err := o.workspacePath("paths", p)
+		if err != nil {
+			return nil, nil, err
+		}
+		// A directory is walked, so its real location must be inside;
+		// a file that leads out is skipped below, as a changed file is.
+		if st, err := os.Stat(abs); err == nil && st.IsDir() {
+			if abs, err = o.readablePath("paths", p); err != nil {
+				return nil, nil, err
+			}
+		}
+		roots[i] = abs
 	}
-	all, err := lint.Collect(roots)
+	c, err := lint.CollectAll(roots, lint.CollectOptions{})
 	if err != nil {
-		return nil, &usageError{fmt.Errorf("input paths: %w", err)}
+		return nil, nil, &usageError{fmt.Errorf("input paths: %w", err)}
 	}
+	all := c.Files
 	if onlyChanged {
 		want := map[string]bool{}
 		for _, f := range changed {
@@ -203,7 +251,7 @@ func (o *ActionOptions) selectFiles(onlyChanged bool, changed []github.ChangedFi
 	}
 	realWS, err := filepath.EvalSymlinks(o.Workspace)
 	if err != nil {
-		return nil, fmt.Errorf("workspace: %w", err)
+		return nil, nil, fmt.Errorf("workspace: %w", err)
 	}
 	var out []string
 	for _, p := range all {
@@ -213,7 +261,7 @@ func (o *ActionOptions) selectFiles(onlyChanged bool, changed []github.ChangedFi
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return out, c.Unreadable, nil
 }
 
 // insideAsFile checks that p, with every symlink resolved, is a regular
@@ -313,19 +361,47 @@ func omittedNote(omitted map[finding.Severity]int) string {
 	return fmt.Sprintf("\n_GitHub shows %d annotations of each level per step; %s more are listed above only._\n", annotationCap, strings.Join(parts, ", "))
 }
 
-// writeSARIF writes the SARIF log to path, creating its directory.
-func writeSARIF(path string, in report.Input) error {
+// writeSARIF writes the SARIF log to path (inside the workspace, from
+// workspacePath), creating its directory and replacing, never following,
+// a symlink there.
+func (o *ActionOptions) writeSARIF(path string, in report.Input) error {
 	var buf bytes.Buffer
 	if err := report.SARIF(&buf, in, report.Options{}); err != nil {
 		return fmt.Errorf("render SARIF: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write SARIF: %w", err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := o.writeInWorkspace("sarif-file", path, buf.Bytes()); err != nil {
 		return fmt.Errorf("write SARIF: %w", err)
 	}
 	return nil
+}
+
+// resolveTarget resolves the target inputs that name files: config, and
+// model when it names a directory in the workspace rather than a catalog
+// id. Neither may lead outside the workspace.
+func (o *ActionOptions) resolveTarget() (TargetFlags, error) {
+	target := o.Target
+	if target.Config != "" {
+		p, err := o.readablePath("config", target.Config)
+		if err != nil {
+			return target, err
+		}
+		target.Config = p
+	}
+	if target.Model != "" {
+		// A catalog id never leaves the workspace when read as a path;
+		// anything that does is no model gpulint may read.
+		p, err := o.workspacePath("model", target.Model)
+		if err != nil {
+			return target, err
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if p, err = o.readablePath("model", target.Model); err != nil {
+				return target, err
+			}
+			target.Model = p
+		}
+	}
+	return target, nil
 }
 
 // setOutputs writes the step outputs when the runner provides the file.

@@ -12,7 +12,7 @@ import (
 )
 
 // actionInputs are the inputs `gpulint action` reads.
-var actionInputs = []string{"comment", "config", "fail-on", "github-token", "gpu", "gpus", "model", "only-changed", "paths", "sarif-file", "suggestions"}
+var actionInputs = []string{"comment", "config", "fail-on", "github-token", "gpu", "gpus", "model", "only-changed", "paths", "sarif-file", "suggestions", "timeout"}
 
 // TestActionYAML checks the wiring in action.yml that act cannot (act
 // also hands a composite action's inputs to its steps as INPUT_*
@@ -88,7 +88,7 @@ func TestActionYAML(t *testing.T) {
 	}, outs); diff != "" {
 		t.Errorf("outputs (-want +got):\n%s", diff)
 	}
-	for n, def := range map[string]string{"github-token": "${{ github.token }}", "fail-on": "error", "comment": "true", "suggestions": "true", "only-changed": "true", "paths": "."} {
+	for n, def := range map[string]string{"github-token": "${{ github.token }}", "fail-on": "error", "comment": "true", "suggestions": "true", "only-changed": "true", "paths": ".", "timeout": "10m"} {
 		if got := act.Inputs[n].Default; got != def {
 			t.Errorf("input %s defaults to %q, want %q", n, got, def)
 		}

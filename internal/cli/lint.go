@@ -111,7 +111,7 @@ func (o *LintOptions) validate() error {
 
 // prepareRun builds the linter for a set of paths: dependencies, target
 // flags checked against the catalogs, project files loaded.
-func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.Linter, []string, *lint.Deps, error) {
+func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.Linter, lint.Collection, *lint.Deps, error) {
 	// A run over a few named files starts building the schema checks and
 	// loading the rules of their kinds now, while the rest gets ready; a
 	// one-file run otherwise waits for both after reading its file.
@@ -119,18 +119,19 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	lint.WarmSchemas(f.Validator(), early)
 	deps, err := f.Deps()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, lint.Collection{}, nil, err
 	}
 	if len(t.Policies) == 0 {
 		deps.Warm(early) // custom policies make another engine (below)
 	}
 	if err := deps.Targets.CheckFlags(t.GPU, t.Model); err != nil {
-		return nil, nil, nil, &usageError{err}
+		return nil, lint.Collection{}, nil, &usageError{err}
 	}
-	files, err := lint.Collect(paths)
+	collected, err := lint.CollectAll(paths, lint.CollectOptions{})
 	if err != nil {
-		return nil, nil, nil, &usageError{err}
+		return nil, lint.Collection{}, nil, &usageError{err}
 	}
+	files := collected.Files
 	lopts := lint.Options{GPU: t.GPU, GPUs: t.GPUs, Model: t.Model, Workers: workers,
 		FileTimeout: t.Timeout, RunTimeout: t.RunTimeout}
 	lopts.Limits.MaxBytes = t.MaxBytes
@@ -138,7 +139,7 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	if t.Config != "" {
 		p, err := config.Load(t.Config, deps.Validator)
 		if err != nil {
-			return nil, nil, nil, &usageError{err}
+			return nil, lint.Collection{}, nil, &usageError{err}
 		}
 		lopts.Project = p
 		policyDirs = append(policyDirs, p.PolicyDirs()...)
@@ -148,7 +149,7 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	} else {
 		ps, err := config.LoadSet(files, deps.Validator)
 		if err != nil {
-			return nil, nil, nil, &usageError{err}
+			return nil, lint.Collection{}, nil, &usageError{err}
 		}
 		lopts.Projects = ps
 		policyDirs = append(policyDirs, ps.PolicyDirs()...)
@@ -159,7 +160,7 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	if len(policyDirs) > 0 {
 		custom, err := withCustomPolicies(f, policyDirs)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, lint.Collection{}, nil, err
 		}
 		deps = custom
 	}
@@ -167,7 +168,7 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	if !t.NoCache {
 		lopts.Cache = openCache(f, policyDirs, lopts)
 	}
-	return lint.New(*deps, lopts), files, deps, nil
+	return lint.New(*deps, lopts), collected, deps, nil
 }
 
 // openCache opens the result cache (GPULINT_CACHE_DIR, else the user cache
@@ -235,12 +236,16 @@ func lintPaths(ctx context.Context, f *Factory, paths []string, t TargetFlags, w
 	if workers > 0 && workers < runtime.GOMAXPROCS(0) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(workers))
 	}
-	l, files, _, err := prepareRun(f, paths, t, workers)
+	l, collected, _, err := prepareRun(f, paths, t, workers)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := l.Run(ctx, files)
-	return l, res, err
+	res, err := l.Run(ctx, collected.Files)
+	if err != nil {
+		return l, res, err
+	}
+	l.AddUnreadable(res, collected.Unreadable)
+	return l, res, nil
 }
 
 func runLint(ctx context.Context, o *LintOptions) error {

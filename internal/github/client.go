@@ -41,6 +41,9 @@ const (
 	ErrForbidden Error = "the token lacks a permission this needs"
 	// ErrRateLimited: a rate limit did not clear within the retry budget.
 	ErrRateLimited Error = "GitHub's rate limit did not clear in time"
+	// ErrTimeout: a request got no complete answer within the
+	// per-request timeout (WithRequestTimeout); see TimeoutError.
+	ErrTimeout Error = "GitHub did not answer in time"
 )
 
 // Client talks to one GitHub API on behalf of one token.
@@ -78,6 +81,12 @@ func WithClock(now func() time.Time) Option { return func(c *config) { c.retry.n
 // started; the request fails with ErrRateLimited or the server error.
 func WithMaxWait(d time.Duration) Option { return func(c *config) { c.retry.maxWait = d } }
 
+// WithRequestTimeout bounds each attempt of a request, from sending it to
+// reading the last byte of the answer (default 1 minute; 0 means none).
+// Unlike a transport's ResponseHeaderTimeout it also ends a body that
+// trickles in. The waits between retries are bounded by WithMaxWait.
+func WithRequestTimeout(d time.Duration) Option { return func(c *config) { c.retry.timeout = d } }
+
 // WithRetryNotify calls notify before each wait, so the caller can log
 // progress. The event carries no credentials.
 func WithRetryNotify(notify func(RetryEvent)) Option {
@@ -89,7 +98,8 @@ func WithRetryNotify(notify func(RetryEvent)) Option {
 // any comment that starts with the marker counts.
 func WithCommentAuthor(login string) Option { return func(c *config) { c.author = login } }
 
-// responseTimeout bounds the wait for one response's headers.
+// responseTimeout bounds the wait for one response's headers; the
+// per-request timeout (WithRequestTimeout) bounds the whole answer.
 const responseTimeout = time.Minute
 
 // NewClient returns a client for the REST API at apiBaseURL (empty means

@@ -3,6 +3,7 @@ package github
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,6 +27,9 @@ func (e RetryEvent) String() string {
 }
 
 type retryPolicy struct {
+	// timeout bounds one attempt, from sending the request to the last
+	// byte of the response body; 0 means none.
+	timeout    time.Duration
 	sleep      func(ctx context.Context, d time.Duration) error
 	now        func() time.Time
 	maxWait    time.Duration // total per request
@@ -39,14 +43,20 @@ type retryPolicy struct {
 // (docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api,
 // "Exceeding the rate limit").
 const (
-	defaultMaxWait     = 3 * time.Minute
-	defaultMaxRetries  = 5
-	secondaryFallback  = time.Minute
-	serverErrorBackoff = time.Second
+	// defaultRequestTimeout bounds one attempt, body included. GitHub
+	// answers a page of files or comments in well under a second; a
+	// minute leaves room for a slow Enterprise Server without letting a
+	// stalled connection hold the job until its own timeout (6 hours).
+	defaultRequestTimeout = time.Minute
+	defaultMaxWait        = 3 * time.Minute
+	defaultMaxRetries     = 5
+	secondaryFallback     = time.Minute
+	serverErrorBackoff    = time.Second
 )
 
 func defaultRetryPolicy() retryPolicy {
 	return retryPolicy{
+		timeout:    defaultRequestTimeout,
 		sleep:      sleepContext,
 		now:        time.Now,
 		maxWait:    defaultMaxWait,
@@ -85,7 +95,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 		}
-		resp, err := t.base.RoundTrip(r)
+		resp, err := t.attempt(r)
 		if err != nil {
 			return nil, err
 		}
@@ -105,6 +115,70 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		waited += wait
 	}
 }
+
+// attempt sends req once under the per-attempt timeout, which keeps
+// running while the caller reads the body: a server that sends headers
+// and then trickles the body is cut off as one that never answers.
+func (t *retryTransport) attempt(req *http.Request) (*http.Response, error) {
+	if t.policy.timeout <= 0 {
+		return t.base.RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), t.policy.timeout)
+	resp, err := t.base.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		err = t.timedOut(ctx, req, err)
+		cancel()
+		return nil, err
+	}
+	resp.Body = &deadlineBody{body: resp.Body, ctx: ctx, cancel: cancel, t: t, req: req}
+	return resp, nil
+}
+
+// timedOut returns err as a TimeoutError when the attempt's own timeout,
+// not the caller's context, ended it.
+func (t *retryTransport) timedOut(ctx context.Context, req *http.Request, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && req.Context().Err() == nil {
+		return &TimeoutError{Method: req.Method, Path: req.URL.Path, Timeout: t.policy.timeout, Err: err}
+	}
+	return err
+}
+
+// deadlineBody is a response body read under its attempt's timeout; Close
+// releases the timer.
+type deadlineBody struct {
+	body   io.ReadCloser
+	ctx    context.Context
+	cancel context.CancelFunc
+	t      *retryTransport
+	req    *http.Request
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.body.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.t.timedOut(b.ctx, b.req, err)
+	}
+	return n, err
+}
+
+func (b *deadlineBody) Close() error {
+	defer b.cancel()
+	return b.body.Close()
+}
+
+// TimeoutError says that one request got no complete answer, headers and
+// body, within the per-request timeout. errors.Is(err, ErrTimeout) holds.
+type TimeoutError struct {
+	Method, Path string
+	Timeout      time.Duration
+	Err          error
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("github: %s %s: %s: no complete answer within %s", e.Method, e.Path, ErrTimeout, e.Timeout)
+}
+
+func (e *TimeoutError) Unwrap() []error { return []error{ErrTimeout, e.Err} }
 
 // rewind returns a copy of req with a fresh body.
 func rewind(req *http.Request) (*http.Request, error) {

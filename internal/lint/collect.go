@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/source"
 )
 
 // skipDirs are never walked into.
@@ -17,37 +20,87 @@ var skipDirs = map[string]bool{".git": true, "vendor": true, "node_modules": tru
 // file arguments are always read, whatever their name.
 var configExts = map[string]bool{".json": true, ".yaml": true, ".yml": true}
 
-// Collect expands the arguments into a sorted, de-duplicated list of
-// files: directories are walked (skipping .git, vendor, node_modules and
-// files other than JSON/YAML), files are taken as given.
+// Collection is what CollectAll found.
+type Collection struct {
+	Files []string
+	// Unreadable are the directories below an argument that the walk
+	// could not list, each with the OS path and the reason. The files
+	// around them are still in Files; Linter.AddUnreadable reports them.
+	Unreadable []*fs.PathError
+}
+
+// CollectOptions adjust CollectAll.
+type CollectOptions struct {
+	// DirFS opens a directory argument for the walk; nil means os.DirFS.
+	// Tests wrap it to make a directory fail to list, which chmod 000
+	// cannot do for root.
+	DirFS func(dir string) fs.FS
+}
+
+// Collect is CollectAll that treats a directory it cannot list as an
+// error, for callers that have no report to show it in.
 func Collect(args []string) ([]string, error) {
+	c, err := CollectAll(args, CollectOptions{})
+	if err != nil {
+		return nil, err
+	}
+	errs := make([]error, len(c.Unreadable))
+	for i, e := range c.Unreadable {
+		errs[i] = e
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return c.Files, nil
+}
+
+// CollectAll expands the arguments into a sorted, de-duplicated list of
+// files: directories are walked (skipping .git, vendor, node_modules and
+// files other than JSON/YAML), files are taken as given. An argument that
+// is neither a regular file nor a directory (a named pipe, a device, a
+// socket) is refused before anything opens it, since opening a pipe
+// blocks until a writer comes. A directory below an argument that cannot
+// be listed does not stop the walk: it is recorded in Unreadable.
+func CollectAll(args []string, opts CollectOptions) (Collection, error) {
+	dirFS := opts.DirFS
+	if dirFS == nil {
+		dirFS = os.DirFS
+	}
 	seen := map[string]bool{}
-	var out []string
+	var c Collection
 	add := func(p string) {
 		p = filepath.Clean(p)
 		if !seen[p] {
 			seen[p] = true
-			out = append(out, p)
+			c.Files = append(c.Files, p)
 		}
 	}
 	for _, a := range args {
 		st, err := os.Stat(a)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("%s: no such file or directory", a)
+				return Collection{}, fmt.Errorf("%s: no such file or directory", a)
 			}
-			return nil, fmt.Errorf("stat %s: %w", a, err)
+			return Collection{}, fmt.Errorf("stat %s: %w", a, err)
 		}
 		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				return Collection{}, fmt.Errorf("%s: not a regular file but %s; gpulint reads only files and directories", a, fileType(st.Mode()))
+			}
 			add(a)
 			continue
 		}
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+		err = fs.WalkDir(dirFS(a), ".", func(p string, d fs.DirEntry, err error) error {
+			osPath := filepath.Join(a, filepath.FromSlash(p))
 			if err != nil {
+				if p != "." && d != nil && d.IsDir() {
+					c.Unreadable = append(c.Unreadable, &fs.PathError{Op: "list directory", Path: osPath, Err: unwrapPath(err)})
+					return filepath.SkipDir
+				}
 				return err
 			}
 			if d.IsDir() {
-				if p != a && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+				if p != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -56,14 +109,55 @@ func Collect(args []string) ([]string, error) {
 				return nil
 			}
 			if configExts[strings.ToLower(filepath.Ext(p))] && !strings.HasPrefix(d.Name(), ".gpulint") {
-				add(p)
+				add(osPath)
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("walk %s: %w", a, err)
+			return Collection{}, fmt.Errorf("walk %s: %w", a, err)
 		}
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(c.Files)
+	return c, nil
+}
+
+// unwrapPath drops the fs.FS-relative path from a walk error, so that the
+// error shows the OS path once.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// fileType names a mode that is neither a regular file nor a directory.
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+// AddUnreadable reports each directory the walk could not list as a
+// parse-error finding at the directory, so that the report names the
+// path and the verdict counts the files that went unchecked.
+func (l *Linter) AddUnreadable(res *Result, unreadable []*fs.PathError) {
+	if len(unreadable) == 0 {
+		return
+	}
+	for _, e := range unreadable {
+		res.Findings = append(res.Findings, l.parseFinding(&source.Error{
+			File: e.Path, Pos: finding.Pos{Line: 1, Col: 1},
+			Msg: fmt.Sprintf("directory not checked: cannot list it: %v", e.Err),
+		}))
+	}
+	res.Findings = finding.Sort(res.Findings)
 }
