@@ -1,11 +1,13 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -70,7 +72,7 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 	}
 	str := func(f string) string { s, _ := get(f).(string); return s }
 	if str("kind") == "finetune" {
-		return t.finetuneWorkload(w)
+		return recipe.Workload(w, t.GPUs)
 	}
 	var tw tuner.Workload
 	switch str("role") {
@@ -98,8 +100,8 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 			}
 		}
 		tw.ZeroStage = num("zero.stage")
-		tw.OffloadOptimizer = tuner.Device(orDefault(str("zero.offload_optimizer"), "none"))
-		tw.OffloadParam = tuner.Device(orDefault(str("zero.offload_param"), "none"))
+		tw.OffloadOptimizer = tuner.Device(cmp.Or(str("zero.offload_optimizer"), "none"))
+		tw.OffloadParam = tuner.Device(cmp.Or(str("zero.offload_param"), "none"))
 		tw.DataParallel = max(t.GPUs, 1)
 		tw.MicroBatch = max(num("batch.micro"), 1)
 		if b, ok := get("checkpointing").(bool); ok {
@@ -146,13 +148,6 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 		return tw, false
 	}
 	return tw, true
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
 }
 
 // estimate runs the memory model for a subject's workload on its target
@@ -221,7 +216,7 @@ func (t Target) estimate(w *normalize.Workload) map[string]any {
 		}
 	}
 	if k, _ := w.Get("kind"); k == "finetune" {
-		out["alternatives"] = finetuneAlternatives(t.Model, tt, tw, t.headroom())
+		out["alternatives"] = recipe.Alternatives(t.Model, tt, tw, t.headroom())
 	}
 	return out
 }
