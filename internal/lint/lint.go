@@ -1,6 +1,3 @@
-// Package lint is gpulint's pipeline: read → detect → normalize → validate
-// → evaluate → tune → resolve. It is the entry point for the CLI and for
-// tests; it prints nothing.
 package lint
 
 import (
