@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/source"
+	"github.com/gpulint/gpulint/internal/value"
 )
 
 // FileNames are the names of the project file, looked for in each
@@ -100,12 +100,12 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 		return p, nil
 	}
 	root := f.Docs[0].Root
-	value, err := root.ToValue(100_000)
+	doc, err := root.ToValue(100_000)
 	if err != nil {
 		return nil, err
 	}
 	if v != nil {
-		vs, err := v.Validate("gpulint-config", value)
+		vs, err := v.Validate("gpulint-config", doc)
 		if err != nil {
 			return nil, err
 		}
@@ -125,12 +125,12 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 			return nil, fmt.Errorf("invalid project file:\n  %s", strings.Join(msgs, "\n  "))
 		}
 	}
-	m, _ := value.(map[string]any)
-	for _, t := range asList(m["targets"]) {
+	m, _ := doc.(map[string]any)
+	for _, t := range value.List(m["targets"]) {
 		tm, _ := t.(map[string]any)
-		tr := TargetRule{GPU: str(tm["gpu"]), Model: str(tm["model"])}
-		for _, g := range asList(tm["paths"]) {
-			tr.Paths = append(tr.Paths, str(g))
+		tr := TargetRule{GPU: value.String(tm["gpu"]), Model: value.String(tm["model"])}
+		for _, g := range value.List(tm["paths"]) {
+			tr.Paths = append(tr.Paths, value.String(g))
 		}
 		if n, ok := tm["gpus"].(int64); ok {
 			tr.GPUs = int(n)
@@ -152,20 +152,20 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 			case bool:
 				p.Rules[k] = RuleSetting{Off: !t}
 			case map[string]any:
-				rs := RuleSetting{Severity: str(t["severity"])}
+				rs := RuleSetting{Severity: value.String(t["severity"])}
 				rs.Off = rs.Severity == "off"
 				rs.Params, _ = t["params"].(map[string]any)
 				p.Rules[k] = rs
 			}
 		}
 	}
-	for _, ig := range asList(m["ignore"]) {
+	for _, ig := range value.List(m["ignore"]) {
 		im, _ := ig.(map[string]any)
-		p.Ignore = append(p.Ignore, IgnoreEntry{Path: str(im["path"]), Rule: str(im["rule"]), Reason: str(im["reason"])})
+		p.Ignore = append(p.Ignore, IgnoreEntry{Path: value.String(im["path"]), Rule: value.String(im["rule"]), Reason: value.String(im["reason"])})
 	}
-	p.FailOn = str(m["fail-on"])
-	for _, d := range asList(m["policies"]) {
-		p.Policies = append(p.Policies, str(d))
+	p.FailOn = value.String(m["fail-on"])
+	for _, d := range value.List(m["policies"]) {
+		p.Policies = append(p.Policies, value.String(d))
 	}
 	if lm, ok := m["limits"].(map[string]any); ok {
 		num := func(k string) int {
@@ -173,7 +173,7 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 			return int(n)
 		}
 		dur := func(k string) time.Duration {
-			d, _ := time.ParseDuration(str(lm[k]))
+			d, _ := time.ParseDuration(value.String(lm[k]))
 			return d
 		}
 		p.Limits = Limits{
@@ -182,16 +182,6 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 		}
 	}
 	return p, nil
-}
-
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
 }
 
 // Rel returns path relative to the project root, slash-separated.
@@ -366,7 +356,7 @@ func LoadSet(files []string, v *normalize.Validator) (*Set, error) {
 func (ps *Set) PolicyDirs() []string {
 	seen := map[*Project]bool{}
 	var out []string
-	for _, d := range sortedKeys(ps.byDir) {
+	for _, d := range value.SortedKeys(ps.byDir) {
 		p := ps.byDir[d]
 		if p == nil || seen[p] {
 			continue
@@ -379,7 +369,7 @@ func (ps *Set) PolicyDirs() []string {
 
 // RunTimeout is the first run-timeout any project file sets (0: none).
 func (ps *Set) RunTimeout() time.Duration {
-	for _, d := range sortedKeys(ps.byDir) {
+	for _, d := range value.SortedKeys(ps.byDir) {
 		if p := ps.byDir[d]; p != nil && p.Limits.RunTimeout > 0 {
 			return p.Limits.RunTimeout
 		}
@@ -394,14 +384,4 @@ func (ps *Set) Find(path string) *Project {
 		return nil
 	}
 	return ps.byDir[filepath.Dir(abs)]
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -3,6 +3,8 @@ package kube
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpulint/gpulint/internal/value"
 )
 
 // inlineContainer is a container a CRD writes as fields of a map rather
@@ -213,11 +215,11 @@ func pathKey(p []any) string { return fmt.Sprintf("%#v", p) }
 // containerFrom reads one container's GPU requests (under its resources
 // key: resources, or a TrainJob's resourcesPerNode) and /dev/shm mounts.
 func containerFrom(cm map[string]any, path []any, resourcesKey string, shmVolumes map[string]bool) Container {
-	ci := Container{Path: path, Name: str(cm["name"]), Image: str(cm["image"])}
+	ci := Container{Path: path, Name: value.String(cm["name"]), Image: value.String(cm["image"])}
 	res, _ := cm[resourcesKey].(map[string]any)
 	for _, sect := range []string{"requests", "limits"} { // limits win
 		rm, _ := res[sect].(map[string]any)
-		for _, rk := range sortedKeys(rm) {
+		for _, rk := range value.SortedKeys(rm) {
 			p := append(clone(ci.Path), resourcesKey, sect, rk)
 			if isGPUCountResource(rk) && rm[rk] != nil {
 				q, integer := QuantityInt(rm[rk])
@@ -245,11 +247,11 @@ func containerFrom(cm map[string]any, path []any, resourcesKey string, shmVolume
 			}
 		}
 	}
-	for _, vmnt := range asList(cm["volumeMounts"]) {
+	for _, vmnt := range value.List(cm["volumeMounts"]) {
 		mm, _ := vmnt.(map[string]any)
-		if strings.TrimRight(str(mm["mountPath"]), "/") == "/dev/shm" {
+		if strings.TrimRight(value.String(mm["mountPath"]), "/") == "/dev/shm" {
 			ci.ShmMount = true
-			if shmVolumes[str(mm["name"])] {
+			if shmVolumes[value.String(mm["name"])] {
 				ci.ShmSize = true
 			}
 		}

@@ -10,9 +10,10 @@ import (
 	"math"
 	"math/big"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
+
+	"github.com/gpulint/gpulint/internal/value"
 )
 
 // gpuProductLabel is the node label GPU feature discovery sets
@@ -106,7 +107,7 @@ func FindPods(doc any) []Pod {
 				pi.Group = podGroup(path)
 				pods = append(pods, pi)
 			}
-			for _, k := range sortedKeys(t) {
+			for _, k := range value.SortedKeys(t) {
 				walk(t[k], append(path, k), append(parents, t))
 			}
 		case []any:
@@ -202,15 +203,15 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any, inline [
 	}
 	pi.HostIPC, _ = spec["hostIPC"].(bool)
 	shmVolumes := map[string]bool{}
-	for _, v := range asList(spec["volumes"]) {
+	for _, v := range value.List(spec["volumes"]) {
 		vm, _ := v.(map[string]any)
-		if ed, ok := vm["emptyDir"].(map[string]any); ok && strings.EqualFold(str(ed["medium"]), "memory") {
-			shmVolumes[str(vm["name"])] = true
+		if ed, ok := vm["emptyDir"].(map[string]any); ok && strings.EqualFold(value.String(ed["medium"]), "memory") {
+			shmVolumes[value.String(vm["name"])] = true
 		}
 	}
 	var members []inlineContainer
 	for _, key := range []string{"initContainers", "containers"} {
-		for i := range asList(spec[key]) {
+		for i := range value.List(spec[key]) {
 			members = append(members, inlineContainer{path: []any{key, i}, resources: "resources"})
 		}
 	}
@@ -231,11 +232,11 @@ func affinityProduct(spec map[string]any, path []any) (string, []any) {
 	terms, _ := LookupAny(spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms").([]any)
 	for ti, t := range terms {
 		tm, _ := t.(map[string]any)
-		for ei, e := range asList(tm["matchExpressions"]) {
+		for ei, e := range value.List(tm["matchExpressions"]) {
 			em, _ := e.(map[string]any)
-			vals := asList(em["values"])
-			if str(em["key"]) == gpuProductLabel && str(em["operator"]) == "In" && len(vals) == 1 {
-				return str(vals[0]), append(clone(path), "affinity", "nodeAffinity",
+			vals := value.List(em["values"])
+			if value.String(em["key"]) == gpuProductLabel && value.String(em["operator"]) == "In" && len(vals) == 1 {
+				return value.String(vals[0]), append(clone(path), "affinity", "nodeAffinity",
 					"requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms", ti, "matchExpressions", ei, "values", 0)
 			}
 		}
@@ -335,24 +336,4 @@ var quantitySuffixes = map[string]*big.Rat{
 	"m": big.NewRat(1, 1000), "k": big.NewRat(1000, 1), "M": big.NewRat(1e6, 1),
 	"G": big.NewRat(1e9, 1), "T": big.NewRat(1e12, 1),
 	"Ki": big.NewRat(1<<10, 1), "Mi": big.NewRat(1<<20, 1), "Gi": big.NewRat(1<<30, 1), "Ti": big.NewRat(1<<40, 1),
-}
-
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

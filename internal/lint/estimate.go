@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -60,99 +61,15 @@ func (t Target) tunerTarget() (tuner.Target, bool) {
 	return t.GPU.Target(), true
 }
 
-// tunerWorkload maps the workload model to the memory model's workload.
-// ok is false when the model does not say enough to estimate.
+// tunerWorkload maps the workload model to the memory model's workload,
+// by the format that knows how: a fine-tuning recipe (recipe.Workload) or
+// a DeepSpeed, Accelerate or vLLM config (normalize.Workload.Tuner). ok
+// is false when the model does not say enough to estimate.
 func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
-	get := func(f string) any { v, _ := w.Get(f); return v }
-	num := func(f string) int {
-		n, _ := get(f).(int64)
-		return int(n)
+	if k, _ := w.Get("kind"); k == "finetune" {
+		return recipe.Workload(w, t.GPUs)
 	}
-	str := func(f string) string { s, _ := get(f).(string); return s }
-	if str("kind") == "finetune" {
-		return t.finetuneWorkload(w)
-	}
-	var tw tuner.Workload
-	switch str("role") {
-	case "train":
-		if str("device") != "" && str("device") != "gpu" {
-			return tw, false
-		}
-		tw.Kind = tuner.Train
-		switch str("precision") {
-		case "fp32":
-			tw.Precision = tuner.FP32
-		case "fp16":
-			tw.Precision = tuner.FP16
-		case "fp8":
-			tw.Precision = tuner.FP8
-		default:
-			tw.Precision = tuner.BF16
-		}
-		// Accelerate without DeepSpeed or FSDP runs PyTorch AMP, which keeps
-		// fp32 weights and gradients (precision.md §2.2).
-		if str("framework") == "accelerate" && tw.Precision != tuner.FP32 {
-			switch strings.ToUpper(str("distributed_type")) {
-			case "NO", "MULTI_GPU", "":
-				tw.Precision = tuner.AMP
-			}
-		}
-		tw.ZeroStage = num("zero.stage")
-		tw.OffloadOptimizer = tuner.Device(orDefault(str("zero.offload_optimizer"), "none"))
-		tw.OffloadParam = tuner.Device(orDefault(str("zero.offload_param"), "none"))
-		tw.DataParallel = max(t.GPUs, 1)
-		tw.MicroBatch = max(num("batch.micro"), 1)
-		if b, ok := get("checkpointing").(bool); ok {
-			tw.Checkpointing = b
-		}
-	case "serve":
-		tw.Kind = tuner.Serve
-		tw.TensorParallel = max(num("parallel.tp"), 1)
-		tw.PipelineParallel = max(num("parallel.pp"), 1)
-		switch str("precision") {
-		case "fp16":
-			tw.Precision = tuner.FP16
-		case "bf16":
-			tw.Precision = tuner.BF16
-		case "fp32":
-			tw.Precision = tuner.FP32
-		}
-		if f, ok := get("serve.gpu_memory_utilization").(float64); ok && f > 0 && f <= 1 {
-			tw.GPUMemoryUtilization = f
-		}
-		tw.MaxModelLen = max(num("serve.max_model_len"), 0)
-		tw.MaxNumSeqs = max(num("serve.max_num_seqs"), 0)
-		tw.MaxNumBatchedTokens = max(num("serve.max_num_batched_tokens"), 0)
-		if bs := num("serve.block_size"); bs > 0 {
-			tw.BlockSize = bs
-		}
-		if kv := str("serve.kv_cache_dtype"); kv != "" {
-			tw.KVCacheDtype = kv
-		}
-		switch q := str("serve.quantization"); q {
-		case "awq", "awq_marlin":
-			tw.WeightQuant = "awq"
-		case "gptq", "gptq_marlin":
-			tw.WeightQuant = "gptq"
-		case "fp8":
-			tw.WeightQuant = "fp8"
-		case "bitsandbytes":
-			tw.WeightQuant = "nf4"
-		}
-		if b, ok := get("serve.enforce_eager").(bool); ok {
-			tw.EnforceEager = b
-		}
-	default:
-		return tw, false
-	}
-	return tw, true
-}
-
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
-	}
-	return s
+	return w.Tuner(t.GPUs)
 }
 
 // estimate runs the memory model for a subject's workload on its target
@@ -221,7 +138,7 @@ func (t Target) estimate(w *normalize.Workload) map[string]any {
 		}
 	}
 	if k, _ := w.Get("kind"); k == "finetune" {
-		out["alternatives"] = finetuneAlternatives(t.Model, tt, tw, t.headroom())
+		out["alternatives"] = recipe.Alternatives(t.Model, tt, tw, t.headroom())
 	}
 	return out
 }

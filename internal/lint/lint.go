@@ -1,6 +1,3 @@
-// Package lint is gpulint's pipeline: read → detect → normalize → validate
-// → evaluate → tune → resolve. It is the entry point for the CLI and for
-// tests; it prints nothing.
 package lint
 
 import (
@@ -11,7 +8,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -377,14 +373,4 @@ func (l *Linter) stamp(r *rules.Rule, f finding.Finding, level string) finding.F
 		}
 	}
 	return f
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

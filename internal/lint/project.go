@@ -13,13 +13,3 @@ func (l *Linter) project(path string) *config.Project {
 	}
 	return l.opts.Projects.Find(path)
 }
-
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -155,7 +156,7 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	case pt != nil && pt.GPUs > 0:
 		t.GPUs, t.GPUsFrom = pt.GPUs, "project"
 	case h.GPUs > 0:
-		t.GPUs, t.GPUsFrom, t.GPUsAt = h.GPUs, orDefault(h.GPUsFrom, "manifest"), h.GPUsAt
+		t.GPUs, t.GPUsFrom, t.GPUsAt = h.GPUs, cmp.Or(h.GPUsFrom, "manifest"), h.GPUsAt
 	default:
 		if v, ok := w.Get("parallel.world_size"); ok {
 			if n, ok := v.(int64); ok && n > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulint/gpulint/internal/check"
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -105,7 +106,12 @@ func tuneOps(s *subject, c tuner.Choice) ([]check.Op, bool) {
 			}
 			return ops, true
 		case "finetune":
-			return finetunePrecisionOps(s, c)
+			sets, ok := recipe.PrecisionSets(s.work, s.value, c)
+			ops := make([]check.Op, 0, len(sets))
+			for _, x := range sets {
+				ops = append(ops, check.Op{Op: "set", Path: x.Path, Value: x.Value})
+			}
+			return ops, ok
 		case "vllm":
 			dt := map[string]string{"bf16": "bfloat16", "fp16": "half"}[c.To]
 			if dt == "" {
@@ -135,7 +141,7 @@ func tunePatch(s *subject, c tuner.Choice) (path []any, value any, ok bool) {
 	kind, _ := s.work.Get("kind")
 	switch kind {
 	case "finetune":
-		return finetuneTunePatch(s, c)
+		return recipe.TunePatch(s.work, c)
 	case "deepspeed":
 		switch c.Setting {
 		case tuner.SettingZeroStage:

@@ -5,10 +5,10 @@
 package mig
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/kube"
+	"github.com/gpulint/gpulint/internal/value"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -77,8 +77,8 @@ func deviceFilterGPU(cat *tuner.Catalog, id string) (*tuner.GPU, bool) {
 func Layouts(cat *tuner.Catalog, doc any, target *tuner.GPU, targetFrom string) []Verdict {
 	configs, _ := kube.LookupAny(doc, "mig-configs").(map[string]any)
 	var out []Verdict
-	for _, name := range sortedKeys(configs) {
-		for i, e := range asList(configs[name]) {
+	for _, name := range value.SortedKeys(configs) {
+		for i, e := range value.List(configs[name]) {
 			em, _ := e.(map[string]any)
 			if b, _ := em["mig-enabled"].(bool); !b {
 				continue
@@ -125,12 +125,12 @@ func layoutVerdict(cat *tuner.Catalog, filter any, counts map[string]int, target
 		return v
 	}
 	var filtered []*tuner.GPU
-	ids := asList(filter)
+	ids := value.List(filter)
 	if s, ok := filter.(string); ok {
 		ids = []any{s}
 	}
 	for _, id := range ids {
-		if g, ok := deviceFilterGPU(cat, str(id)); ok && hasAll(g) {
+		if g, ok := deviceFilterGPU(cat, value.String(id)); ok && hasAll(g) {
 			filtered = append(filtered, g)
 		}
 	}
@@ -168,24 +168,4 @@ func layoutVerdict(cat *tuner.Catalog, filter any, counts map[string]int, target
 	}
 	first.GPUs = names
 	return *first, true
-}
-
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-func str(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/value"
 )
 
 // removeEdits computes the edits that delete path from document d.
@@ -179,7 +180,7 @@ func (st blockStyle) value(v any, indent int) string {
 	case map[string]any:
 		if len(x) > 0 {
 			parts := make([]string, 0, len(x))
-			for _, k := range sortedKeys(x) {
+			for _, k := range value.SortedKeys(x) {
 				parts = append(parts, st.member(k, x[k], indent))
 			}
 			return strings.Join(parts, pad)

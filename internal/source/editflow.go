@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/value"
 )
 
 // span is the text of one member of a collection: "key: value" of a map
@@ -320,7 +321,7 @@ func (f *File) jsonValue(v any, indent string, multi bool) (string, error) {
 			return "{}", nil
 		}
 		parts := make([]string, 0, len(x))
-		for _, k := range sortedKeys(x) {
+		for _, k := range value.SortedKeys(x) {
 			val, err := f.jsonValue(x[k], indent+f.jsonUnit(), multi)
 			if err != nil {
 				return "", err
@@ -381,7 +382,7 @@ func yamlFlowValue(v any, dq bool) (string, error) {
 	switch x := v.(type) {
 	case map[string]any:
 		parts := make([]string, 0, len(x))
-		for _, k := range sortedKeys(x) {
+		for _, k := range value.SortedKeys(x) {
 			val, err := yamlFlowValue(x[k], dq)
 			if err != nil {
 				return "", err

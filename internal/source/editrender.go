@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -358,15 +357,6 @@ func yamlKey(k string, flow bool) string {
 		return k
 	}
 	return yamlDoubleQuote(k)
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // col0 is a position's 0-based column for indentation: a byte-order mark

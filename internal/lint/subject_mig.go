@@ -7,6 +7,7 @@ import (
 	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/mig"
 	"github.com/gpulint/gpulint/internal/source"
+	"github.com/gpulint/gpulint/internal/value"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -59,7 +60,7 @@ func (l *Linter) embeddedConfigs(s *subject) {
 	}
 	data, _ := m["data"].(map[string]any)
 	var embedded, layouts []any
-	for _, key := range sortedKeys(data) {
+	for _, key := range value.SortedKeys(data) {
 		text, ok := data[key].(string)
 		if !ok || !strings.Contains(text, "version") {
 			continue

@@ -1,9 +1,11 @@
-package lint
+package recipe
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/value"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -18,15 +20,16 @@ var loraTargetSpellings = map[string]bool{
 	"dense": true, "w1": true, "w2": true, "w3": true, "all-linear": true, "all": true,
 }
 
-// finetuneWorkload maps a fine-tuning recipe to the memory model: a full
-// fine-tune (tuner.Train), LoRA, or QLoRA (LoRA on a 4- or 8-bit base),
-// with its micro batch, sequence length, checkpointing, optimizer and the
-// sharding of its DeepSpeed config or FSDP. ok is false for adapters the
-// memory model has no regime for (LLaMA-Factory freeze, other PEFT).
-func (t Target) finetuneWorkload(w *normalize.Workload) (tuner.Workload, bool) {
+// Workload maps a fine-tuning recipe run on gpus GPUs (0 when unknown) to
+// the memory model: a full fine-tune (tuner.Train), LoRA, or QLoRA (LoRA
+// on a 4- or 8-bit base), with its micro batch, sequence length,
+// checkpointing, optimizer and the sharding of its DeepSpeed config or
+// FSDP. ok is false for adapters the memory model has no regime for
+// (LLaMA-Factory freeze, other PEFT).
+func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
 	get := func(f string) any { v, _ := w.Get(f); return v }
 	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
-	str := func(f string) string { s, _ := get(f).(string); return s }
+	str := func(f string) string { return value.String(get(f)) }
 	var tw tuner.Workload
 	adapter, bits := str("adapter.type"), num("quantization.bits")
 	switch {
@@ -57,8 +60,8 @@ func (t Target) finetuneWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 	sharded := false
 	if s, ok := get("zero.stage").(int64); ok {
 		tw.ZeroStage = int(s)
-		tw.OffloadOptimizer = tuner.Device(orDefault(str("zero.offload_optimizer"), "none"))
-		tw.OffloadParam = tuner.Device(orDefault(str("zero.offload_param"), "none"))
+		tw.OffloadOptimizer = tuner.Device(cmp.Or(str("zero.offload_optimizer"), "none"))
+		tw.OffloadParam = tuner.Device(cmp.Or(str("zero.offload_param"), "none"))
 		sharded = true
 	} else if sh := str("fsdp.sharding"); sh != "" {
 		// FSDP FULL_SHARD partitions like ZeRO-3, SHARD_GRAD_OP like ZeRO-2
@@ -85,17 +88,17 @@ func (t Target) finetuneWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 		// The recipe names a DeepSpeed config that was not found: its ZeRO
 		// stage is unknown.
 		return tw, false
-	case !sharded && t.GPUs > 1 && str("recipe") == normalize.RecipeTorchtune:
+	case !sharded && gpus > 1 && str("recipe") == normalize.RecipeTorchtune:
 		// torchtune's distributed recipes shard with FSDP (full shard).
 		tw.ZeroStage, sharded = 3, true
-	case !sharded && t.GPUs > 1 && tw.Kind == tuner.Train && str("recipe") != normalize.RecipeGPTNeoX:
+	case !sharded && gpus > 1 && tw.Kind == tuner.Train && str("recipe") != normalize.RecipeGPTNeoX:
 		// A multi-GPU full fine-tune whose recipe names no DeepSpeed or
 		// FSDP is sharded, or not, by its launcher (an Accelerate config
 		// passed to accelerate launch): unknown here.
 		return tw, false
 	}
 
-	tw.Precision = finetunePrecision(str("precision"), str("recipe"), str("model_dtype"), tw.Kind, sharded)
+	tw.Precision = precision(str("precision"), str("recipe"), str("model_dtype"), tw.Kind, sharded)
 	if tw.Precision == "" {
 		return tw, false
 	}
@@ -121,7 +124,7 @@ func (t Target) finetuneWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 	// data-parallel replica (our approximation; the memory model has no
 	// context-parallel degree).
 	cp := max(num("parallel.cp"), 1)
-	tw.DataParallel = max(max(t.GPUs, 1)/(tw.TensorParallel*tw.PipelineParallel*cp), 1)
+	tw.DataParallel = max(max(gpus, 1)/(tw.TensorParallel*tw.PipelineParallel*cp), 1)
 	tw.MicroBatch = max(num("batch.micro"), 1)
 	tw.SeqLen = max(num("seq_len"), 0)
 	if tw.SeqLen > 0 && cp > 1 {
@@ -146,7 +149,7 @@ func (t Target) finetuneWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 	return tw, true
 }
 
-// finetunePrecision picks the memory model's precision regime for a
+// precision picks the memory model's precision regime for a
 // recipe (our reading of the tools; memory-model.md §3.2, §6.3):
 //   - torchtune trains in its dtype throughout, without fp32 master
 //     weights (pure bf16);
@@ -158,7 +161,7 @@ func (t Target) finetuneWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 //
 // axolotl's bf16: auto counts as bf16. An empty result means no regime
 // fits.
-func finetunePrecision(precision, recipe, modelDtype string, kind tuner.WorkloadKind, sharded bool) tuner.Precision {
+func precision(precision, recipe, modelDtype string, kind tuner.WorkloadKind, sharded bool) tuner.Precision {
 	half := map[string]tuner.Precision{"bf16": tuner.BF16, "auto": tuner.BF16, "fp16": tuner.FP16, "fp8": tuner.FP8}
 	switch {
 	case precision == "fp32":
@@ -180,13 +183,13 @@ func finetunePrecision(precision, recipe, modelDtype string, kind tuner.Workload
 	return tuner.AMP
 }
 
-// finetuneAlternatives estimates what the recipe's advice rules compare
+// Alternatives estimates what the recipe's advice rules compare
 // against, each {total, fits} leaving headroom free: the same run
 // without activation checkpointing, a LoRA run of the same model on one
 // GPU (for a full fine-tune), the full fine-tune at ZeRO-2 without offload
 // (what it needs without ZeRO-3 or offload), and the same adapters on a
 // bf16 base (for a 4-bit base).
-func finetuneAlternatives(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom float64) map[string]any {
+func Alternatives(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom float64) map[string]any {
 	limit := int64(float64(tt.Capacity) * (1 - headroom))
 	est := func(w tuner.Workload) (map[string]any, bool) {
 		e, err := tuner.EstimateMemory(m, tt, w)

@@ -1,0 +1,61 @@
+package normalize
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/tuner"
+)
+
+func TestWorkloadTuner(t *testing.T) {
+	tests := []struct {
+		name string
+		w    *Workload
+		gpus int
+		want tuner.Workload
+		ok   bool
+	}{
+		{
+			name: "DeepSpeed ZeRO-3 with optimizer offload",
+			w: DeepSpeed(map[string]any{"train_micro_batch_size_per_gpu": int64(4), "bf16": map[string]any{"enabled": true},
+				"zero_optimization": map[string]any{"stage": int64(3), "offload_optimizer": map[string]any{"device": "cpu"}}}),
+			gpus: 8,
+			want: tuner.Workload{Kind: tuner.Train, Precision: tuner.BF16, ZeroStage: 3, OffloadOptimizer: tuner.CPU, OffloadParam: tuner.NoOffload,
+				DataParallel: 8, MicroBatch: 4},
+			ok: true,
+		},
+		{
+			name: "Accelerate without DeepSpeed or FSDP runs AMP",
+			w:    Accelerate(map[string]any{"distributed_type": "MULTI_GPU", "mixed_precision": "bf16", "num_processes": int64(2)}),
+			gpus: 2,
+			want: tuner.Workload{Kind: tuner.Train, Precision: tuner.AMP, OffloadOptimizer: tuner.NoOffload, OffloadParam: tuner.NoOffload,
+				DataParallel: 2, MicroBatch: 1},
+			ok: true,
+		},
+		{
+			name: "vLLM names its quantization kernels by the weight format",
+			w: VLLM(map[string]any{"model": "m", "dtype": "bfloat16", "tensor-parallel-size": int64(2), "quantization": "awq_marlin",
+				"gpu-memory-utilization": 0.85, "max-model-len": int64(8192)}),
+			want: tuner.Workload{Kind: tuner.Serve, Precision: tuner.BF16, TensorParallel: 2, PipelineParallel: 1, WeightQuant: "awq",
+				GPUMemoryUtilization: 0.85, MaxModelLen: 8192},
+			ok: true,
+		},
+		{
+			name: "a fine-tuning recipe is internal/recipe's to map",
+			w:    Finetune(map[string]any{"base_model": "m", "micro_batch_size": int64(1), "bf16": true}),
+			ok:   false,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := tc.w.Tuner(tc.gpus)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Tuner (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,101 @@
+package recipe_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/recipe"
+	"github.com/gpulint/gpulint/tuner"
+)
+
+func TestTunePatch(t *testing.T) {
+	type patch struct {
+		Path  []any
+		Value any
+		OK    bool
+	}
+	tests := []struct {
+		name   string
+		recipe string
+		choice tuner.Choice
+		want   patch
+	}{
+		{
+			name:   "micro batch where the recipe wrote it",
+			recipe: "base_model: m\nmicro_batch_size: 4\nbf16: true\n",
+			choice: tuner.Choice{Setting: tuner.SettingMicroBatch, To: "2"},
+			want:   patch{Path: []any{"micro_batch_size"}, Value: int64(2), OK: true},
+		},
+		{
+			name:   "accumulation added under the key the Trainer reads",
+			recipe: "model_name_or_path: m\nper_device_train_batch_size: 4\nbf16: true\n",
+			choice: tuner.Choice{Setting: tuner.SettingGradAccumulation, To: "8"},
+			want:   patch{Path: []any{"gradient_accumulation_steps"}, Value: int64(8), OK: true},
+		},
+		{
+			name:   "LLaMA-Factory turns checkpointing on by clearing its disable flag",
+			recipe: "model_name_or_path: m\nfinetuning_type: lora\nper_device_train_batch_size: 4\nbf16: true\n",
+			choice: tuner.Choice{Setting: tuner.SettingCheckpointing, To: "on"},
+			want:   patch{Path: []any{"disable_gradient_checkpointing"}, Value: false, OK: true},
+		},
+		{
+			name:   "ZeRO stage lives in the DeepSpeed config, not a Trainer recipe",
+			recipe: "model_name_or_path: m\nper_device_train_batch_size: 4\nbf16: true\n",
+			choice: tuner.Choice{Setting: tuner.SettingZeroStage, To: "3"},
+			want:   patch{},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got patch
+			got.Path, got.Value, got.OK = recipe.TunePatch(recipeWorkload(t, tc.recipe), tc.choice)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("TunePatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPrecisionSets(t *testing.T) {
+	tests := []struct {
+		name   string
+		recipe string
+		doc    any
+		to     string
+		want   []recipe.Set
+		ok     bool
+	}{
+		{
+			name:   "Trainer switching from fp16 clears it",
+			recipe: "model_name_or_path: m\nper_device_train_batch_size: 4\nfp16: true\n",
+			doc:    map[string]any{"fp16": true},
+			to:     "bf16",
+			want:   []recipe.Set{{Path: []any{"bf16"}, Value: true}, {Path: []any{"fp16"}, Value: false}},
+			ok:     true,
+		},
+		{
+			name:   "torchtune holds bf16 only",
+			recipe: "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 4\ndtype: fp32\n",
+			to:     "fp16",
+			want:   []recipe.Set{{Path: []any{"dtype"}, Value: "bf16"}},
+			ok:     false,
+		},
+		{
+			name:   "fp8 is no recipe flag",
+			recipe: "base_model: m\nmicro_batch_size: 1\nbf16: true\n",
+			to:     "fp8",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := recipe.PrecisionSets(recipeWorkload(t, tc.recipe), tc.doc, tuner.Choice{Setting: tuner.SettingPrecision, To: tc.to})
+			if ok != tc.ok {
+				t.Errorf("ok = %v, want %v", ok, tc.ok)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("PrecisionSets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
