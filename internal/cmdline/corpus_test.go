@@ -3,12 +3,14 @@ package cmdline
 import (
 	"errors"
 	"fmt"
-	"github.com/gpulint/gpulint/internal/golden"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/gpulint/gpulint/internal/corpus"
+	"github.com/gpulint/gpulint/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
@@ -150,10 +152,7 @@ func describe(c *Command) string {
 }
 
 func TestCorpus(t *testing.T) {
-	root := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
+	root := corpus.Dir(t)
 	var out strings.Builder
 	var containers, launches, carriers, fixes, unsafe int
 	got := map[string]int{}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/gpulint/gpulint/internal/corpus"
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/policies"
 )
@@ -31,7 +32,7 @@ func (w withoutBundle) Open(name string) (fs.File, error) {
 // and all at once, for several targets: every finding, position, message
 // and fix must be the same.
 func TestBundleEquivalent(t *testing.T) {
-	files, err := lint.Collect([]string{corpusDir(t), filepath.Join("..", "..", "examples")})
+	files, err := lint.Collect([]string{corpus.Dir(t), filepath.Join("..", "..", "examples")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ findings contains f if {
 // everything from source; a custom policy that reaches into a built-in
 // package makes the engine compile everything from source.
 func TestCustomBesideBundle(t *testing.T) {
-	files, err := lint.Collect([]string{corpusDir(t), filepath.Join("..", "..", "examples")})
+	files, err := lint.Collect([]string{corpus.Dir(t), filepath.Join("..", "..", "examples")})
 	if err != nil {
 		t.Fatal(err)
 	}

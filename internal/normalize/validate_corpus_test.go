@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gpulint/gpulint/internal/golden"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,22 +13,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpulint/gpulint/internal/corpus"
+	"github.com/gpulint/gpulint/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 )
 
-// corpusDir is the shared corpus of real configs, outside the repository.
-func corpusDir() string {
-	return filepath.Join("..", "..", "..", "shared", "corpus")
-}
-
-// TestCorpus validates every parseable file of the shared corpus with its
-// schema and compares the violations with testdata/corpus_<kind>.golden.
-// The corpus is not part of the repository; the test skips without it.
+// TestCorpus validates every parseable file of the corpus in
+// testdata/corpus with its schema and compares the violations with
+// testdata/corpus_<kind>.golden.
 func TestCorpus(t *testing.T) {
-	if _, err := os.Stat(corpusDir()); err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
+	corpusDir := corpus.Dir(t)
 	v := newTestValidator(t)
 	for _, kind := range []string{"deepspeed", "accelerate", "mig", "vllm", "kubernetes"} {
 		t.Run(kind, func(t *testing.T) {
@@ -39,7 +34,7 @@ func TestCorpus(t *testing.T) {
 				dirs = append(dirs, "vllm")
 			}
 			for _, d := range dirs {
-				entries, err := os.ReadDir(filepath.Join(corpusDir(), d))
+				entries, err := os.ReadDir(filepath.Join(corpusDir, d))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -49,7 +44,7 @@ func TestCorpus(t *testing.T) {
 			}
 			var b strings.Builder
 			for _, name := range files {
-				data, err := os.ReadFile(filepath.Join(corpusDir(), name))
+				data, err := os.ReadFile(filepath.Join(corpusDir, name))
 				if err != nil {
 					t.Fatal(err)
 				}

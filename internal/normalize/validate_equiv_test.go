@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/gpulint/gpulint/internal/corpus"
 )
 
 // The builder derives Go checks from the compiled CUE. These tests hold
@@ -92,20 +94,19 @@ func TestDocumentsMatchCUE(t *testing.T) {
 	for _, s := range benchSchemas() {
 		docs = append(docs, doc{"bench " + s, s, benchDoc(t, s)})
 	}
-	if _, err := os.Stat(corpusDir()); err == nil {
-		for _, kind := range []string{"deepspeed", "accelerate", "mig", "vllm"} {
-			entries, err := os.ReadDir(filepath.Join(corpusDir(), kind))
+	corpusDir := corpus.Dir(t)
+	for _, kind := range []string{"deepspeed", "accelerate", "mig", "vllm"} {
+		entries, err := os.ReadDir(filepath.Join(corpusDir, kind))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			data, err := os.ReadFile(filepath.Join(corpusDir, kind, e.Name()))
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, e := range entries {
-				data, err := os.ReadFile(filepath.Join(corpusDir(), kind, e.Name()))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, d := range corpusDocs(kind, e.Name(), data) {
-					docs = append(docs, doc{e.Name() + d.where, d.schema, d.doc})
-				}
+			for _, d := range corpusDocs(kind, e.Name(), data) {
+				docs = append(docs, doc{e.Name() + d.where, d.schema, d.doc})
 			}
 		}
 	}
