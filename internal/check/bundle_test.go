@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/gpulint/gpulint/internal/check"
 	"github.com/gpulint/gpulint/internal/golden"
 	"github.com/gpulint/gpulint/internal/rules"
@@ -127,12 +129,48 @@ func TestBundleStale(t *testing.T) {
 	}
 	// A byte flipped inside a module body passes the index checks; the
 	// damage must surface as an error from evaluation, never a panic or a
-	// silently different rule set.
+	// silently different rule set: each evaluation either fails or gives
+	// what the policies compiled from source give.
 	e, err := check.New(mods, cat, check.WithBundle(flipped))
 	if err != nil {
 		t.Fatal(err)
 	}
+	ref, err := check.New(mods, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Precompiled() {
+		t.Fatal("the reference engine took a bundle; it must compile from source")
+	}
+	inputs := map[string]map[string]any{ // DS001 fires on this one
+		"deepspeed": {
+			"kind":     "deepspeed",
+			"workload": map[string]any{"batch": map[string]any{"global": 48, "micro": 8, "accumulation": 2}},
+			"paths": map[string]any{"batch.global": []any{"train_batch_size"}, "batch.micro": []any{"train_micro_batch_size_per_gpu"},
+				"batch.accumulation": []any{"gradient_accumulation_steps"}},
+			"target": map[string]any{"gpus": 4},
+		},
+	}
+	fired := 0
 	for _, kind := range []string{"deepspeed", "kubernetes", "vllm", "accelerate", "mig", "finetune"} {
-		_, _ = e.Eval(context.Background(), kind, map[string]any{"kind": kind})
+		input, ok := inputs[kind]
+		if !ok {
+			input = map[string]any{"kind": kind}
+		}
+		want, err := ref.Eval(context.Background(), kind, input)
+		if err != nil {
+			t.Fatalf("%s: the policies from source: %v", kind, err)
+		}
+		fired += len(want)
+		got, err := e.Eval(context.Background(), kind, input)
+		if err != nil {
+			continue // the damage surfaced
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: the damaged bundle evaluated without an error but differently (-source +bundle):\n%s", kind, diff)
+		}
+	}
+	if fired == 0 {
+		t.Fatal("no rule fired on the inputs: the comparison above proves nothing")
 	}
 }
