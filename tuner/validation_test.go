@@ -1,16 +1,15 @@
 package tuner
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"os"
 	"sort"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the generated table in docs/validation.md")
+	"github.com/gpulint/gpulint/internal/golden"
+)
 
 const validationDoc = "../docs/validation.md"
 
@@ -423,7 +422,7 @@ func checkValidationDoc(t *testing.T, table string) {
 	if updated == doc {
 		return
 	}
-	if *update {
+	if golden.Updating() {
 		if err := os.WriteFile(validationDoc, []byte(updated), 0o644); err != nil {
 			t.Fatal(err)
 		}
