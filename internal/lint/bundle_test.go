@@ -43,7 +43,7 @@ func TestBundleEquivalent(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !pre.Engine.Precompiled() {
-			t.Fatal("the embedded bundle was not taken: run go test ./internal/check -run TestBundleCurrent -update")
+			t.Fatal("the embedded bundle was not taken: run go generate ./...")
 		}
 		src, err = lint.BuildDeps(withoutBundle{policies.FS})
 		if err != nil {
