@@ -12,7 +12,6 @@ import (
 	"github.com/gpulint/gpulint/internal/corpus"
 	"github.com/gpulint/gpulint/internal/golden"
 
-	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 )
 
@@ -207,7 +206,7 @@ func TestCorpus(t *testing.T) {
 	}
 	header := fmt.Sprintf("container-like mappings (image, command or args): %d, vLLM launches recognised: %d, flag carriers: %d, edits checked: %d, sites where edits were refused: %d\n\n",
 		containers, launches, carriers, fixes, unsafe)
-	compareGolden(t, filepath.Join("testdata", "corpus.golden"), header+out.String())
+	golden.Check(t, filepath.Join("testdata", "corpus.golden"), []byte(header+out.String()))
 	for file := range got {
 		if wantLaunches[file] == 0 {
 			t.Errorf("%s: recognised %d vLLM launches where none is expected", file, got[file])
@@ -266,21 +265,4 @@ func checkCorpusEdits(t *testing.T, f *yfile, s site, c *Command) (int, string) 
 		return n, " [refused: " + strings.Join(refused, ", ") + "]"
 	}
 	return n, ""
-}
-
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if golden.Updating() {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update): %v", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }

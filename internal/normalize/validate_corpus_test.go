@@ -16,7 +16,6 @@ import (
 	"github.com/gpulint/gpulint/internal/corpus"
 	"github.com/gpulint/gpulint/internal/golden"
 
-	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 )
 
@@ -60,7 +59,7 @@ func TestCorpus(t *testing.T) {
 					}
 				}
 			}
-			compareGolden(t, filepath.Join("testdata", "corpus_"+kind+".golden"), b.String())
+			golden.Check(t, filepath.Join("testdata", "corpus_"+kind+".golden"), []byte(b.String()))
 		})
 	}
 }
@@ -204,26 +203,6 @@ func renderPath(path []any) string {
 		return "(root)"
 	}
 	return b.String()
-}
-
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if golden.Updating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }
 
 func newTestValidator(t testing.TB) *Validator {

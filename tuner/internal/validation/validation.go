@@ -15,24 +15,6 @@ import (
 	"github.com/gpulint/gpulint/tuner"
 )
 
-// thousands writes n with comma separators (as tuner's renderer does).
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var out []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	if neg {
-		return "-" + string(out)
-	}
-	return string(out)
-}
-
 // What a published number measures, and therefore which part of an
 // Estimate it is compared with.
 const (
@@ -414,7 +396,7 @@ func formatMeasure(v float64, unit string) string {
 	case "GiB":
 		return fmt.Sprintf("%.2f GiB", v/float64(tuner.GiB))
 	case "tokens":
-		return thousands(int64(v)) + " tokens"
+		return tuner.Thousands(int64(v)) + " tokens"
 	}
 	return fmt.Sprint(v)
 }
