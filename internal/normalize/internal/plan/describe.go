@@ -1,4 +1,4 @@
-package normalize
+package plan
 
 import (
 	"fmt"
@@ -11,37 +11,37 @@ import (
 
 // Descriptions of what a check allows, for violation messages.
 
-// describe renders what a check allows, for messages.
-func (c *valueCheck) describe() string {
-	switch c.op {
-	case checkTop:
+// Describe renders what a check allows, for messages.
+func (c *ValueCheck) Describe() string {
+	switch c.Op {
+	case CheckTop:
 		return "any value"
-	case checkKind:
-		return kindWords(c.kinds)
-	case checkLit:
-		return renderValue(c.lit)
-	case checkBound:
-		return boundWords(c.bound) + " " + strconv.FormatFloat(c.num, 'g', -1, 64)
-	case checkRegex:
-		return "a string matching " + c.re.String()
-	case checkNotRegex:
-		return "a string not matching " + c.re.String()
-	case checkNotEqual:
-		return "not " + renderValue(c.lit)
-	case checkMaxRunes:
-		return "a string of at most " + strconv.FormatFloat(c.num, 'g', -1, 64) + " characters"
-	case checkMinRunes:
-		return "a string of at least " + strconv.FormatFloat(c.num, 'g', -1, 64) + " characters"
-	case checkSet:
-		lits := c.stringLiterals(nil)
+	case CheckKind:
+		return kindWords(c.Kinds)
+	case CheckLit:
+		return RenderValue(c.Lit)
+	case CheckBound:
+		return boundWords(c.Bound) + " " + strconv.FormatFloat(c.Num, 'g', -1, 64)
+	case CheckRegex:
+		return "a string matching " + c.Re.String()
+	case CheckNotRegex:
+		return "a string not matching " + c.Re.String()
+	case CheckNotEqual:
+		return "not " + RenderValue(c.Lit)
+	case CheckMaxRunes:
+		return "a string of at most " + strconv.FormatFloat(c.Num, 'g', -1, 64) + " characters"
+	case CheckMinRunes:
+		return "a string of at least " + strconv.FormatFloat(c.Num, 'g', -1, 64) + " characters"
+	case CheckSet:
+		lits := c.StringLiterals(nil)
 		for i, l := range lits {
 			lits[i] = strconv.Quote(l)
 		}
 		return "one of " + strings.Join(lits, ", ")
-	case checkOr:
-		var lits, rest []*valueCheck
+	case CheckOr:
+		var lits, rest []*ValueCheck
 		for _, a := range c.flatOr(nil) {
-			if a.op == checkLit {
+			if a.Op == CheckLit {
 				lits = append(lits, a)
 			} else {
 				rest = append(rest, a)
@@ -49,24 +49,24 @@ func (c *valueCheck) describe() string {
 		}
 		var parts []string
 		for _, a := range rest {
-			parts = append(parts, a.describe())
+			parts = append(parts, a.Describe())
 		}
 		if len(lits) > 0 {
 			s, _ := describeLiterals(lits)
 			parts = append(parts, s)
 		}
 		return strings.Join(slices.Compact(parts), " or ")
-	case checkAnd:
+	case CheckAnd:
 		var kind string
 		var rest []string
 		bounded := false
 		for _, a := range c.flatAnd(nil) {
-			if a.op == checkKind && kind == "" {
-				kind = kindWords(a.kinds)
+			if a.Op == CheckKind && kind == "" {
+				kind = kindWords(a.Kinds)
 				continue
 			}
-			bounded = bounded || a.op == checkBound
-			rest = append(rest, a.describe())
+			bounded = bounded || a.Op == CheckBound
+			rest = append(rest, a.Describe())
 		}
 		if kind == "" && bounded {
 			kind = "a number"
@@ -77,9 +77,9 @@ func (c *valueCheck) describe() string {
 }
 
 // flatOr lists the operands of nested disjunctions.
-func (c *valueCheck) flatOr(out []*valueCheck) []*valueCheck {
-	for _, a := range c.args {
-		if a.op == checkOr {
+func (c *ValueCheck) flatOr(out []*ValueCheck) []*ValueCheck {
+	for _, a := range c.Args {
+		if a.Op == CheckOr {
 			out = a.flatOr(out)
 		} else {
 			out = append(out, a)
@@ -89,9 +89,9 @@ func (c *valueCheck) flatOr(out []*valueCheck) []*valueCheck {
 }
 
 // flatAnd lists the operands of nested conjunctions.
-func (c *valueCheck) flatAnd(out []*valueCheck) []*valueCheck {
-	for _, a := range c.args {
-		if a.op == checkAnd {
+func (c *ValueCheck) flatAnd(out []*ValueCheck) []*ValueCheck {
+	for _, a := range c.Args {
+		if a.Op == CheckAnd {
 			out = a.flatAnd(out)
 		} else {
 			out = append(out, a)
@@ -102,17 +102,17 @@ func (c *valueCheck) flatAnd(out []*valueCheck) []*valueCheck {
 
 // describeLiterals renders a disjunction of literals: "0..3" for a run of
 // three or more consecutive integers, else "one of a, b, c".
-func describeLiterals(args []*valueCheck) (string, bool) {
+func describeLiterals(args []*ValueCheck) (string, bool) {
 	var ints []int64
 	var others []string
 	for _, a := range args {
-		if a.op != checkLit {
+		if a.Op != CheckLit {
 			return "", false
 		}
-		if i, ok := a.lit.(int64); ok {
+		if i, ok := a.Lit.(int64); ok {
 			ints = append(ints, i)
 		} else {
-			others = append(others, renderValue(a.lit))
+			others = append(others, RenderValue(a.Lit))
 		}
 	}
 	slices.Sort(ints)
@@ -142,48 +142,48 @@ func describeLiterals(args []*valueCheck) (string, bool) {
 	return parts[0] + " or one of " + strings.Join(others, ", "), true
 }
 
-func kindWords(k valueKind) string {
+func kindWords(k ValueKind) string {
 	var parts []string
-	if k&kindNumber == kindNumber {
+	if k&KindNumber == KindNumber {
 		parts = append(parts, "a number")
-	} else if k&kindInt != 0 {
+	} else if k&KindInt != 0 {
 		parts = append(parts, "an integer")
-	} else if k&kindFloat != 0 {
+	} else if k&KindFloat != 0 {
 		parts = append(parts, "a non-integral number")
 	}
-	if k&kindString != 0 {
+	if k&KindString != 0 {
 		parts = append(parts, "a string")
 	}
-	if k&kindBool != 0 {
+	if k&KindBool != 0 {
 		parts = append(parts, "true or false")
 	}
-	if k&kindNull != 0 {
+	if k&KindNull != 0 {
 		parts = append(parts, "null")
 	}
-	if k&kindStruct != 0 {
+	if k&KindStruct != 0 {
 		parts = append(parts, "a mapping")
 	}
-	if k&kindList != 0 {
+	if k&KindList != 0 {
 		parts = append(parts, "a list")
 	}
 	return strings.Join(parts, " or ")
 }
 
-func boundWords(op boundOp) string {
+func boundWords(op BoundOp) string {
 	switch op {
-	case boundLT:
+	case BoundLT:
 		return "<"
-	case boundLE:
+	case BoundLE:
 		return "<="
-	case boundGT:
+	case BoundGT:
 		return ">"
 	}
 	return ">="
 }
 
-// renderValue prints a document value the way a user wrote it.
-func renderValue(v any) string {
-	switch x := scalarOf(v).(type) {
+// RenderValue prints a document value the way a user wrote it.
+func RenderValue(v any) string {
+	switch x := ScalarOf(v).(type) {
 	case nil:
 		return "null"
 	case string:
@@ -202,26 +202,26 @@ func renderValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-// stringLiterals lists the string literals a check accepts directly
+// StringLiterals lists the string literals a check accepts directly
 // (for did-you-mean on values).
-func (c *valueCheck) stringLiterals(out []string) []string {
-	switch c.op {
-	case checkLit:
-		if s, ok := c.lit.(string); ok {
+func (c *ValueCheck) StringLiterals(out []string) []string {
+	switch c.Op {
+	case CheckLit:
+		if s, ok := c.Lit.(string); ok {
 			out = append(out, s)
 		}
-	case checkOr:
-		for _, a := range c.args {
-			out = a.stringLiterals(out)
+	case CheckOr:
+		for _, a := range c.Args {
+			out = a.StringLiterals(out)
 		}
-	case checkSet:
+	case CheckSet:
 		start := len(out)
-		for s := range c.set {
+		for s := range c.Set {
 			out = append(out, s)
 		}
 		slices.Sort(out[start:])
-	case checkRegex:
-		out = append(out, regexAlternatives(c.re.String())...)
+	case CheckRegex:
+		out = append(out, regexAlternatives(c.Re.String())...)
 	}
 	return out
 }
