@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpulint against conftest (the policy-as-code tool a team would otherwise
 # use), side by side on this machine. Installs the pinned conftest,
-# generates a 1000-file corpus from ../shared/corpus with values varied,
+# generates a 1000-file corpus from testdata/corpus with values varied,
 # and prints each target with its measured ratio:
 #   one small file, start to exit:      <= 0.5x conftest, < 30 ms
 #   1000 files, no cache:               <= 0.25x conftest wall, <= 0.5x its peak memory
@@ -30,7 +30,7 @@ if [ "$(cat "$out/bin/conftest.version" 2>/dev/null)" != "$stamp" ] || [ ! -x "$
   echo "$stamp" > "$out/bin/conftest.version"
 fi
 go build -o "$out/bin/gpulint" ./cmd/gpulint
-go run ./bench/gencorpus -src ../shared/corpus -n 1000 -out "$out/corpus1000"
+go run ./bench/gencorpus -src testdata/corpus -n 1000 -out "$out/corpus1000"
 small=examples/deepspeed/fp32-full-finetune/ds_config.json
 policy=bench/conftest
 cache=$(mktemp -d)

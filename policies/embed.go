@@ -7,8 +7,8 @@ import "embed"
 
 // FS holds every policy file, tests and testdata included; loaders skip
 // what they do not need. bundle.bin is the policies precompiled
-// (internal/check.BuildBundle); `go test ./internal/check -run
-// TestBundleCurrent -update` rebuilds it after a policy changes.
+// (internal/check.BuildBundle); `go generate ./...` rebuilds it after a
+// policy changes (internal/check/internal/genbundle).
 //
 //go:embed lib core gpu ds acc vllm k8s mig ft bundle.bin
 var FS embed.FS

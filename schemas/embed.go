@@ -4,11 +4,10 @@
 // and the GPU catalog (gpu.cue).
 //
 // Each file is self-contained (package schemas, no imports of the others).
-// The CUE is the single source of truth: internal/normalize's builder
+// The CUE is the single source of truth: internal/normalize/internal/planbuild
 // compiles each definition with cuelang.org/go and derives the Go checks
 // the validator runs (committed as internal/normalize/plans_gen.go, held
-// to the schemas by TestGeneratedPlans; `go generate ./internal/normalize`
-// rewrites it). A constraint the checks cannot express fails the build
+// to the schemas by TestGeneratedPlans; `go generate ./...` rewrites it). A constraint the checks cannot express fails the build
 // of the checks instead of passing silently.
 //
 // Besides plain CUE, the schemas use one attribute, @gpulint(...):

@@ -10,8 +10,8 @@ var profilesFS embed.FS
 
 // Paths of the embedded data files inside ProfilesFS. They are the source
 // of truth. The catalog every run loads is compiled in from them
-// (catalog_data.go, written by `go test ./tuner -run TestCatalogData
-// -update` and checked by that test): decoding the files took about a
+// (catalog_data.go, written by tuner/internal/gencatalog through `go
+// generate ./...` and checked by TestCatalogData): decoding the files took about a
 // millisecond of every run's start-up, decoding compiled-in data takes none.
 const (
 	GPUProfilesPath   = "profiles/gpus.yaml"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/gpulint/gpulint/internal/golden"
 )
 
 func TestRenderPlanText(t *testing.T) {
@@ -34,20 +34,7 @@ func TestRenderPlanText(t *testing.T) {
 			if err := RenderPlanText(&buf, p); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./tuner -run TestRenderPlanText -update)", err)
-			}
-			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", path, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", tc.golden), buf.Bytes())
 			// Every choice appears with its reason, changed ones marked.
 			for _, ch := range p.Choices {
 				mark := "  " + map[bool]string{true: "*", false: " "}[ch.Changed()] + " " + ch.Setting

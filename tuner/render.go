@@ -109,6 +109,10 @@ func RenderEstimateText(w io.Writer, e Estimate, opts RenderOptions) error {
 
 func gib(v int64) string { return fmt.Sprintf("%.2f", float64(v)/float64(GiB)) }
 
+// Thousands writes n with comma separators (39024 -> "39,024"), as the
+// estimate and plan texts do.
+func Thousands(n int64) string { return thousands(n) }
+
 // thousands formats n with comma separators, as vLLM prints token counts.
 func thousands(n int64) string {
 	s := fmt.Sprint(n)

@@ -2,12 +2,11 @@ package tuner
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/gpulint/gpulint/internal/golden"
 )
 
 func TestRenderEstimateText(t *testing.T) {
@@ -37,20 +36,7 @@ func TestRenderEstimateText(t *testing.T) {
 			if err := RenderEstimateText(&buf, estimate(t, tc.m, tc.tg, tc.w), tc.opts); err != nil {
 				t.Fatal(err)
 			}
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./tuner -run TestRenderEstimateText -update)", err)
-			}
-			if diff := cmp.Diff(string(want), buf.String()); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", path, diff)
-			}
+			golden.Check(t, filepath.Join("testdata", tc.golden), buf.Bytes())
 			hasEsc := strings.Contains(buf.String(), "\x1b[")
 			if hasEsc != tc.opts.Color {
 				t.Errorf("escape codes present = %v with Color = %v", hasEsc, tc.opts.Color)

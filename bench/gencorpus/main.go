@@ -1,8 +1,8 @@
-// Command gencorpus writes N config files derived from the shared corpus,
+// Command gencorpus writes N config files derived from the corpus in testdata/corpus,
 // each with one integer value varied, so benchmarks lint realistic files
 // that are all different (no two share a cache key).
 //
-//	go run ./bench/gencorpus -src ../shared/corpus -n 1000 -out bench/out/corpus1000
+//	go run ./bench/gencorpus -src testdata/corpus -n 1000 -out bench/out/corpus1000
 package main
 
 import (
@@ -50,7 +50,7 @@ func parses(path string) bool {
 var intValue = regexp.MustCompile(`(:\s*)([1-9][0-9]{0,5})(\s*[,\n}])`)
 
 func main() {
-	src := flag.String("src", "../shared/corpus", "corpus directory")
+	src := flag.String("src", "testdata/corpus", "corpus directory")
 	n := flag.Int("n", 1000, "files to write")
 	out := flag.String("out", "bench/out/corpus1000", "output directory (replaced)")
 	flag.Parse()

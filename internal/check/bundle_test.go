@@ -5,13 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/gpulint/gpulint/internal/check"
-	"github.com/gpulint/gpulint/internal/golden"
 	"github.com/gpulint/gpulint/internal/rules"
 	"github.com/gpulint/gpulint/policies"
 )
@@ -26,7 +25,7 @@ func builtinModules(t testing.TB) ([]rules.Module, *rules.Catalog) {
 }
 
 // TestBundleCurrent holds the committed bundle equal to one built from the
-// policy sources now; -update rewrites it.
+// policy sources now; `go generate ./...` rewrites it.
 func TestBundleCurrent(t *testing.T) {
 	mods, cat := builtinModules(t)
 	got, err := check.BuildBundle(mods)
@@ -40,19 +39,12 @@ func TestBundleCurrent(t *testing.T) {
 	if !bytes.Equal(got, again) {
 		t.Fatal("BuildBundle is not deterministic")
 	}
-	path := filepath.Join("..", "..", "policies", policies.BundleFile)
-	if golden.Updating() {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
 	want, err := fs.ReadFile(policies.FS, policies.BundleFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("policies/%s is out of date with the policy sources (%d bytes built, %d committed): run go test ./internal/check -run TestBundleCurrent -update",
+		t.Fatalf("policies/%s is out of date with the policy sources (%d bytes built, %d committed): run go generate ./...",
 			policies.BundleFile, len(got), len(want))
 	}
 	e, err := check.New(mods, cat, check.WithBundle(want))
@@ -127,12 +119,48 @@ func TestBundleStale(t *testing.T) {
 	}
 	// A byte flipped inside a module body passes the index checks; the
 	// damage must surface as an error from evaluation, never a panic or a
-	// silently different rule set.
+	// silently different rule set: each evaluation either fails or gives
+	// what the policies compiled from source give.
 	e, err := check.New(mods, cat, check.WithBundle(flipped))
 	if err != nil {
 		t.Fatal(err)
 	}
+	ref, err := check.New(mods, cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Precompiled() {
+		t.Fatal("the reference engine took a bundle; it must compile from source")
+	}
+	inputs := map[string]map[string]any{ // DS001 fires on this one
+		"deepspeed": {
+			"kind":     "deepspeed",
+			"workload": map[string]any{"batch": map[string]any{"global": 48, "micro": 8, "accumulation": 2}},
+			"paths": map[string]any{"batch.global": []any{"train_batch_size"}, "batch.micro": []any{"train_micro_batch_size_per_gpu"},
+				"batch.accumulation": []any{"gradient_accumulation_steps"}},
+			"target": map[string]any{"gpus": 4},
+		},
+	}
+	fired := 0
 	for _, kind := range []string{"deepspeed", "kubernetes", "vllm", "accelerate", "mig", "finetune"} {
-		_, _ = e.Eval(context.Background(), kind, map[string]any{"kind": kind})
+		input, ok := inputs[kind]
+		if !ok {
+			input = map[string]any{"kind": kind}
+		}
+		want, err := ref.Eval(context.Background(), kind, input)
+		if err != nil {
+			t.Fatalf("%s: the policies from source: %v", kind, err)
+		}
+		fired += len(want)
+		got, err := e.Eval(context.Background(), kind, input)
+		if err != nil {
+			continue // the damage surfaced
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: the damaged bundle evaluated without an error but differently (-source +bundle):\n%s", kind, diff)
+		}
+	}
+	if fired == 0 {
+		t.Fatal("no rule fired on the inputs: the comparison above proves nothing")
 	}
 }

@@ -3,14 +3,15 @@ package cmdline
 import (
 	"errors"
 	"fmt"
-	"github.com/gpulint/gpulint/internal/golden"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/gpulint/gpulint/internal/corpus"
+	"github.com/gpulint/gpulint/internal/golden"
+
 	"gopkg.in/yaml.v3"
 )
 
@@ -150,10 +151,7 @@ func describe(c *Command) string {
 }
 
 func TestCorpus(t *testing.T) {
-	root := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
+	root := corpus.Dir(t)
 	var out strings.Builder
 	var containers, launches, carriers, fixes, unsafe int
 	got := map[string]int{}
@@ -208,7 +206,7 @@ func TestCorpus(t *testing.T) {
 	}
 	header := fmt.Sprintf("container-like mappings (image, command or args): %d, vLLM launches recognised: %d, flag carriers: %d, edits checked: %d, sites where edits were refused: %d\n\n",
 		containers, launches, carriers, fixes, unsafe)
-	compareGolden(t, filepath.Join("testdata", "corpus.golden"), header+out.String())
+	golden.Check(t, filepath.Join("testdata", "corpus.golden"), []byte(header+out.String()))
 	for file := range got {
 		if wantLaunches[file] == 0 {
 			t.Errorf("%s: recognised %d vLLM launches where none is expected", file, got[file])
@@ -267,21 +265,4 @@ func checkCorpusEdits(t *testing.T, f *yfile, s site, c *Command) (int, string) 
 		return n, " [refused: " + strings.Join(refused, ", ") + "]"
 	}
 	return n, ""
-}
-
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if golden.Updating() {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update): %v", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }

@@ -1,14 +1,14 @@
 package cmdline
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/corpus"
 )
 
 func TestOptionsTable(t *testing.T) {
@@ -41,14 +41,11 @@ func TestOptionsTable(t *testing.T) {
 	}
 }
 
-// TestOptionsCoverReference checks that every flag the shared vLLM
+// TestOptionsCoverReference checks that every flag the vLLM
 // reference names is in the table, so the schema and the parser agree
 // with it.
 func TestOptionsCoverReference(t *testing.T) {
-	ref, err := os.ReadFile(filepath.Join("..", "..", "..", "shared", "reference", "vllm.md"))
-	if err != nil {
-		t.Skipf("reference not available: %v", err)
-	}
+	ref := corpus.Reference(t, "vllm.md")
 	placeholders := map[string]bool{"key": true, "no-key": true, "tensor": true}
 	for _, m := range regexp.MustCompile("`(--?[a-zA-Z][a-z0-9-]*)").FindAllStringSubmatch(string(ref), -1) {
 		name := strings.TrimLeft(m[1], "-")

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gpulint/gpulint/internal/corpus"
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/policies"
 )
@@ -14,7 +15,7 @@ import (
 // building the dependencies afresh each time as a run does (process start
 // and report excluded): the worker speed-up without process start-up.
 func BenchmarkRun(b *testing.B) {
-	files, err := lint.Collect([]string{corpusDir(b)})
+	files, err := lint.Collect([]string{corpus.Dir(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/gpulint/gpulint/internal/corpus"
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/internal/source"
 )
@@ -15,7 +16,7 @@ func TestCorpusFixTune(t *testing.T) {
 	if testing.Short() {
 		t.Skip("corpus-wide fix in -short mode")
 	}
-	dir := corpusDir(t)
+	dir := corpus.Dir(t)
 	files, err := lint.Collect([]string{dir})
 	if err != nil {
 		t.Fatal(err)

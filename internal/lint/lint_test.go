@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpulint/gpulint/internal/corpus"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/golden"
 	"github.com/gpulint/gpulint/internal/lint"
@@ -28,14 +29,6 @@ func newLinter(t testing.TB, opts lint.Options) *lint.Linter {
 	return lint.New(deps, opts)
 }
 
-func corpusDir(t testing.TB) string {
-	dir := filepath.Join("..", "..", "..", "shared", "corpus")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("corpus not present beside the repository")
-	}
-	return dir
-}
-
 var knownKinds = map[source.Kind]bool{
 	source.KindDeepSpeed: true, source.KindAccelerate: true, source.KindVLLM: true,
 	source.KindKubernetes: true, source.KindMIG: true, source.KindFinetune: true, source.KindUnknown: true,
@@ -47,7 +40,7 @@ var knownKinds = map[source.Kind]bool{
 // file, so a change in what gpulint says about real configs shows in
 // review.
 func TestCorpus(t *testing.T) {
-	dir := corpusDir(t)
+	dir := corpus.Dir(t)
 	files, err := lint.Collect([]string{dir})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/gpulint/gpulint/internal/corpus"
 	"github.com/gpulint/gpulint/internal/source"
 )
 
@@ -198,14 +199,14 @@ func TestTorchtuneModel(t *testing.T) {
 	}
 }
 
-// TestFinetuneCorpus normalizes every recipe of the shared corpus: each
-// gets a flavour, a precision and a batch, and a model the workload
-// schema accepts.
+// TestFinetuneCorpus normalizes every recipe of the corpus: each gets a
+// flavour, a precision and a batch, and a model the workload schema
+// accepts.
 func TestFinetuneCorpus(t *testing.T) {
-	dir := filepath.Join(corpusDir(), "finetune")
+	dir := filepath.Join(corpus.Dir(t), "finetune")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		t.Skipf("corpus not available: %v", err)
+		t.Fatal(err)
 	}
 	v := newTestValidator(t)
 	flavours := map[string]int{}

@@ -3,31 +3,40 @@ package normalize
 import (
 	"bytes"
 	"fmt"
-	"go/format"
-	"math"
+	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/gpulint/gpulint/internal/golden"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/normalize/internal/plan"
+	"github.com/gpulint/gpulint/internal/normalize/internal/planbuild"
 )
 
-// TestGeneratedPlans holds plans_gen.go to the checks the builder derives
+// TestGeneratedPlans holds plans_gen.go to what internal/genplans writes
 // from schemas/*.cue now. After changing a schema (or the builder), run
-// `go generate ./internal/normalize` (which runs this test with -update)
-// and review the diff.
+// `go generate ./...` and review the diff.
 func TestGeneratedPlans(t *testing.T) {
+	if diff := cmp.Diff(schemaNames(), planbuild.Schemas()); diff != "" {
+		t.Errorf("the validator's schemas and the builder's differ (-validator +builder):\n%s", diff)
+	}
 	b := builtSchemas(t)
-	var builds []*cueBuild
-	for _, s := range schemaNames() {
+	var builds []*planbuild.Build
+	for _, s := range planbuild.Schemas() {
 		builds = append(builds, b[s])
 	}
-	src, err := renderPlans(builds)
+	src, err := planbuild.Render(builds)
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, "plans_gen.go", src)
+	committed, err := os.ReadFile("plans_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(src, committed) {
+		t.Errorf("plans_gen.go is stale: run go generate ./... and review the diff")
+	}
 }
 
 // TestGeneratedPlansMatchBuilder compares the trees plans_gen.go builds
@@ -39,10 +48,10 @@ func TestGeneratedPlansMatchBuilder(t *testing.T) {
 			t.Fatalf("plans_gen.go has no plan for %s", name)
 		}
 		var got, want bytes.Buffer
-		dumpNode(&got, gen(), "", map[*schemaNode]bool{})
-		dumpNode(&want, b.root, "", map[*schemaNode]bool{})
+		dumpNode(&got, gen(), "", map[*plan.SchemaNode]bool{})
+		dumpNode(&want, b.Root, "", map[*plan.SchemaNode]bool{})
 		if got.String() != want.String() {
-			t.Errorf("%s: plans_gen.go differs from the builder's tree; run go generate ./internal/normalize", name)
+			t.Errorf("%s: plans_gen.go differs from the builder's tree; run go generate ./...", name)
 		}
 	}
 	if generatedPlan("helm") != nil {
@@ -51,370 +60,78 @@ func TestGeneratedPlansMatchBuilder(t *testing.T) {
 }
 
 // dumpNode writes a tree as text, every field of every node and check.
-func dumpNode(w *bytes.Buffer, n *schemaNode, indent string, seen map[*schemaNode]bool) {
+func dumpNode(w *bytes.Buffer, n *plan.SchemaNode, indent string, seen map[*plan.SchemaNode]bool) {
 	if n == nil {
 		fmt.Fprintf(w, "%snil\n", indent)
 		return
 	}
 	fmt.Fprintf(w, "%snode kind=%d desc=%q open=%v unknown=%q note=%q auto=%q anyAlt=%v names=%q required=%q\n",
-		indent, n.kind, n.desc, n.open, n.unknown, n.note, n.auto, n.anyAlt, n.names, n.required)
+		indent, n.Kind, n.Desc, n.Open, n.Unknown, n.Note, n.Auto, n.AnyAlt, n.Names, n.Required)
 	if seen[n] {
 		fmt.Fprintf(w, "%s  (again)\n", indent)
 		return
 	}
 	seen[n] = true
 	in := indent + "  "
-	if n.check != nil {
-		fmt.Fprintf(w, "%scheck %s\n", in, dumpCheck(n.check))
+	if n.Check != nil {
+		fmt.Fprintf(w, "%scheck %s\n", in, dumpCheck(n.Check))
 	}
-	if x := n.exclusive; x != nil {
-		fmt.Fprintf(w, "%sexclusive %q at=%q msg=%q\n", in, x.keys, x.at, x.msg)
+	if x := n.Exclusive; x != nil {
+		fmt.Fprintf(w, "%sexclusive %q at=%q msg=%q\n", in, x.Keys, x.At, x.Msg)
 	}
-	for _, k := range slices.Sorted(mapsKeys(n.fields)) {
-		dumpField(w, n.fields[k], in, seen)
+	for _, k := range slices.Sorted(mapsKeys(n.Fields)) {
+		dumpField(w, n.Fields[k], in, seen)
 	}
-	for _, f := range n.literals {
-		fmt.Fprintf(w, "%sliteral %s\n", in, f.name)
+	for _, f := range n.Literals {
+		fmt.Fprintf(w, "%sliteral %s\n", in, f.Name)
 	}
-	for _, p := range n.patterns {
-		fmt.Fprintf(w, "%spattern %s\n", in, dumpCheck(p.label))
-		dumpField(w, p.field, in+"  ", seen)
+	for _, p := range n.Patterns {
+		fmt.Fprintf(w, "%spattern %s\n", in, dumpCheck(p.Label))
+		dumpField(w, p.Field, in+"  ", seen)
 	}
-	for _, e := range n.prefix {
+	for _, e := range n.Prefix {
 		fmt.Fprintf(w, "%sprefix\n", in)
 		dumpNode(w, e, in+"  ", seen)
 	}
-	if n.elem != nil {
+	if n.Elem != nil {
 		fmt.Fprintf(w, "%selem\n", in)
-		dumpNode(w, n.elem, in+"  ", seen)
+		dumpNode(w, n.Elem, in+"  ", seen)
 	}
-	for _, a := range n.structAlts {
+	for _, a := range n.StructAlts {
 		fmt.Fprintf(w, "%sstructAlt\n", in)
 		dumpNode(w, a, in+"  ", seen)
 	}
-	for _, a := range n.listAlts {
+	for _, a := range n.ListAlts {
 		fmt.Fprintf(w, "%slistAlt\n", in)
 		dumpNode(w, a, in+"  ", seen)
 	}
-	if n.leafAlt != nil {
+	if n.LeafAlt != nil {
 		fmt.Fprintf(w, "%sleafAlt\n", in)
-		dumpNode(w, n.leafAlt, in+"  ", seen)
+		dumpNode(w, n.LeafAlt, in+"  ", seen)
 	}
 }
 
-func dumpField(w *bytes.Buffer, f *schemaField, indent string, seen map[*schemaNode]bool) {
+func dumpField(w *bytes.Buffer, f *plan.SchemaField, indent string, seen map[*plan.SchemaNode]bool) {
 	fmt.Fprintf(w, "%sfield %q required=%v severity=%q want=%q msg=%q deprecated=%q removed=%q when=%q\n",
-		indent, f.name, f.required, f.severity, f.want, f.msg, f.deprecated, f.removed, f.when)
-	if f.lit != nil {
-		fmt.Fprintf(w, "%s  lit %s\n", indent, dumpCheck(f.lit))
+		indent, f.Name, f.Required, f.Severity, f.Want, f.Msg, f.Deprecated, f.Removed, f.When)
+	if f.Lit != nil {
+		fmt.Fprintf(w, "%s  lit %s\n", indent, dumpCheck(f.Lit))
 	}
-	dumpNode(w, f.node, indent+"  ", seen)
+	dumpNode(w, f.Node, indent+"  ", seen)
 }
 
-func dumpCheck(c *valueCheck) string {
+func dumpCheck(c *plan.ValueCheck) string {
 	var s strings.Builder
-	fmt.Fprintf(&s, "{op=%d kinds=%d lit=%T(%v) bound=%d num=%v", c.op, c.kinds, c.lit, c.lit, c.bound, c.num)
-	if c.re != nil {
-		fmt.Fprintf(&s, " re=%q", c.re.String())
+	fmt.Fprintf(&s, "{op=%d kinds=%d lit=%T(%v) bound=%d num=%v", c.Op, c.Kinds, c.Lit, c.Lit, c.Bound, c.Num)
+	if c.Re != nil {
+		fmt.Fprintf(&s, " re=%q", c.Re.String())
 	}
-	if c.set != nil {
-		fmt.Fprintf(&s, " set=%q", slices.Sorted(mapsKeys(c.set)))
+	if c.Set != nil {
+		fmt.Fprintf(&s, " set=%q", slices.Sorted(mapsKeys(c.Set)))
 	}
-	for _, a := range c.args {
+	for _, a := range c.Args {
 		s.WriteString(" " + dumpCheck(a))
 	}
 	s.WriteString("}")
 	return s.String()
-}
-
-// renderPlans writes the builder's trees as Go: one function per schema
-// that allocates its tree, and generatedPlan to look them up.
-func renderPlans(builds []*cueBuild) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(`// Code generated by TestGeneratedPlans from schemas/*.cue; DO NOT EDIT.
-// Regenerate with: go generate ./internal/normalize
-
-package normalize
-
-import "regexp"
-
-// generatedPlan returns the function that builds a schema's checks, nil
-// for an unknown schema.
-func generatedPlan(schema string) func() *schemaNode {
-	switch schema {
-`)
-	for _, b := range builds {
-		fmt.Fprintf(&buf, "\tcase %q:\n\t\treturn %s\n", b.name, planFuncName(b.name))
-	}
-	buf.WriteString("\t}\n\treturn nil\n}\n")
-	for _, b := range builds {
-		r := &planRenderer{names: map[*schemaNode]string{}, fields: map[*schemaField]string{}, res: map[string]string{}}
-		root, err := r.node(b.root)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", b.name, err)
-		}
-		fmt.Fprintf(&buf, "\n// %s builds the checks of the %q schema.\nfunc %s() *schemaNode {\n", planFuncName(b.name), b.name, planFuncName(b.name))
-		for _, re := range r.reOrder {
-			fmt.Fprintf(&buf, "\t%s := regexp.MustCompile(%s)\n", r.res[re], strconv.Quote(re))
-		}
-		buf.Write(r.body.Bytes())
-		fmt.Fprintf(&buf, "\treturn %s\n}\n", root)
-	}
-	return format.Source(buf.Bytes())
-}
-
-func planFuncName(schema string) string {
-	var s strings.Builder
-	s.WriteString("plan")
-	for _, part := range strings.Split(schema, "-") {
-		s.WriteString(strings.ToUpper(part[:1]) + part[1:])
-	}
-	return s.String()
-}
-
-// planRenderer writes one tree as statements, children before parents,
-// each node and field once.
-type planRenderer struct {
-	body    bytes.Buffer
-	names   map[*schemaNode]string
-	fields  map[*schemaField]string
-	res     map[string]string // pattern -> variable
-	reOrder []string
-}
-
-func (r *planRenderer) node(n *schemaNode) (string, error) {
-	if n == nil {
-		return "nil", nil
-	}
-	if name, ok := r.names[n]; ok {
-		return name, nil
-	}
-	var parts []string
-	add := func(k, v string) { parts = append(parts, k+": "+v) }
-	kinds := []string{"nodeAny", "nodeNever", "nodeLeaf", "nodeStruct", "nodeList", "nodeUnion"}
-	add("kind", kinds[n.kind])
-	if n.desc != "" {
-		add("desc", strconv.Quote(n.desc))
-	}
-	if n.check != nil {
-		c, err := r.check(n.check)
-		if err != nil {
-			return "", err
-		}
-		add("check", c)
-	}
-	if n.fields != nil {
-		var fs []string
-		for _, k := range slices.Sorted(mapsKeys(n.fields)) {
-			f, err := r.field(n.fields[k])
-			if err != nil {
-				return "", err
-			}
-			fs = append(fs, strconv.Quote(k)+": "+f)
-		}
-		add("fields", "map[string]*schemaField{"+strings.Join(fs, ", ")+"}")
-	}
-	if len(n.names) > 0 {
-		add("names", quoteList(n.names))
-	}
-	if len(n.required) > 0 {
-		add("required", quoteList(n.required))
-	}
-	if len(n.literals) > 0 {
-		var ls []string
-		for _, f := range n.literals {
-			name, err := r.field(f)
-			if err != nil {
-				return "", err
-			}
-			ls = append(ls, name)
-		}
-		add("literals", "[]*schemaField{"+strings.Join(ls, ", ")+"}")
-	}
-	if len(n.patterns) > 0 {
-		var ps []string
-		for _, p := range n.patterns {
-			label, err := r.check(p.label)
-			if err != nil {
-				return "", err
-			}
-			f, err := r.field(p.field)
-			if err != nil {
-				return "", err
-			}
-			ps = append(ps, "{label: "+label+", field: "+f+"}")
-		}
-		add("patterns", "[]schemaPattern{"+strings.Join(ps, ", ")+"}")
-	}
-	if n.open {
-		add("open", "true")
-	}
-	for _, kv := range [][2]string{{"unknown", n.unknown}, {"note", n.note}, {"auto", n.auto}} {
-		if kv[1] != "" {
-			add(kv[0], strconv.Quote(kv[1]))
-		}
-	}
-	if x := n.exclusive; x != nil {
-		add("exclusive", fmt.Sprintf("&exclusiveKeys{keys: %s, at: %q, msg: %q}", quoteList(x.keys), x.at, x.msg))
-	}
-	if n.elem != nil {
-		e, err := r.node(n.elem)
-		if err != nil {
-			return "", err
-		}
-		add("elem", e)
-	}
-	for _, l := range []struct {
-		key   string
-		nodes []*schemaNode
-	}{{"prefix", n.prefix}, {"structAlts", n.structAlts}, {"listAlts", n.listAlts}} {
-		if len(l.nodes) == 0 {
-			continue
-		}
-		var ns []string
-		for _, c := range l.nodes {
-			name, err := r.node(c)
-			if err != nil {
-				return "", err
-			}
-			ns = append(ns, name)
-		}
-		add(l.key, "[]*schemaNode{"+strings.Join(ns, ", ")+"}")
-	}
-	if n.leafAlt != nil {
-		l, err := r.node(n.leafAlt)
-		if err != nil {
-			return "", err
-		}
-		add("leafAlt", l)
-	}
-	if n.anyAlt {
-		add("anyAlt", "true")
-	}
-	name := fmt.Sprintf("n%d", len(r.names))
-	r.names[n] = name
-	fmt.Fprintf(&r.body, "\t%s := &schemaNode{%s}\n", name, strings.Join(parts, ", "))
-	return name, nil
-}
-
-func (r *planRenderer) field(f *schemaField) (string, error) {
-	if name, ok := r.fields[f]; ok {
-		return name, nil
-	}
-	node, err := r.node(f.node)
-	if err != nil {
-		return "", err
-	}
-	parts := []string{"name: " + strconv.Quote(f.name)}
-	if f.required {
-		parts = append(parts, "required: true")
-	}
-	if f.lit != nil {
-		c, err := r.check(f.lit)
-		if err != nil {
-			return "", err
-		}
-		parts = append(parts, "lit: "+c)
-	}
-	parts = append(parts, "node: "+node)
-	for _, kv := range [][2]string{{"severity", f.severity}, {"want", f.want}, {"msg", f.msg},
-		{"deprecated", f.deprecated}, {"removed", f.removed}, {"when", f.when}} {
-		if kv[1] != "" {
-			parts = append(parts, kv[0]+": "+strconv.Quote(kv[1]))
-		}
-	}
-	name := fmt.Sprintf("f%d", len(r.fields))
-	r.fields[f] = name
-	fmt.Fprintf(&r.body, "\t%s := &schemaField{%s}\n", name, strings.Join(parts, ", "))
-	return name, nil
-}
-
-func (r *planRenderer) check(c *valueCheck) (string, error) {
-	ops := []string{"checkTop", "checkKind", "checkLit", "checkAnd", "checkOr", "checkBound", "checkRegex",
-		"checkNotRegex", "checkNotEqual", "checkSet", "checkMaxRunes", "checkMinRunes"}
-	if int(c.op) >= len(ops) {
-		return "", fmt.Errorf("check op %d has no name", c.op)
-	}
-	parts := []string{"op: " + ops[c.op]}
-	if c.kinds != 0 {
-		var ks []string
-		for i, k := range []string{"kindNull", "kindBool", "kindInt", "kindFloat", "kindString", "kindStruct", "kindList"} {
-			if c.kinds&(1<<i) != 0 {
-				ks = append(ks, k)
-			}
-		}
-		parts = append(parts, "kinds: "+strings.Join(ks, " | "))
-	}
-	if c.op == checkLit || c.op == checkNotEqual {
-		lit, err := goLiteral(c.lit)
-		if err != nil {
-			return "", err
-		}
-		parts = append(parts, "lit: "+lit)
-	}
-	if c.op == checkBound {
-		parts = append(parts, "bound: "+[]string{"boundLT", "boundLE", "boundGT", "boundGE"}[c.bound])
-	}
-	if c.num != 0 {
-		if math.IsInf(c.num, 0) || math.IsNaN(c.num) {
-			return "", fmt.Errorf("bound %v cannot be written as Go", c.num)
-		}
-		parts = append(parts, "num: "+strconv.FormatFloat(c.num, 'g', -1, 64))
-	}
-	if c.re != nil {
-		pat := c.re.String()
-		name, ok := r.res[pat]
-		if !ok {
-			name = fmt.Sprintf("re%d", len(r.res))
-			r.res[pat] = name
-			r.reOrder = append(r.reOrder, pat)
-		}
-		parts = append(parts, "re: "+name)
-	}
-	if c.set != nil {
-		var ks []string
-		for _, k := range slices.Sorted(mapsKeys(c.set)) {
-			ks = append(ks, strconv.Quote(k)+": true")
-		}
-		parts = append(parts, "set: map[string]bool{"+strings.Join(ks, ", ")+"}")
-	}
-	if len(c.args) > 0 {
-		var as []string
-		for _, a := range c.args {
-			s, err := r.check(a)
-			if err != nil {
-				return "", err
-			}
-			as = append(as, s)
-		}
-		parts = append(parts, "args: []*valueCheck{"+strings.Join(as, ", ")+"}")
-	}
-	return "&valueCheck{" + strings.Join(parts, ", ") + "}", nil
-}
-
-func goLiteral(v any) (string, error) {
-	switch x := v.(type) {
-	case nil:
-		return "nil", nil
-	case string:
-		return strconv.Quote(x), nil
-	case bool:
-		return strconv.FormatBool(x), nil
-	case int64:
-		return "int64(" + strconv.FormatInt(x, 10) + ")", nil
-	case float64:
-		if math.IsInf(x, 0) || math.IsNaN(x) {
-			return "", fmt.Errorf("literal %v cannot be written as Go", x)
-		}
-		return "float64(" + strconv.FormatFloat(x, 'g', -1, 64) + ")", nil
-	}
-	return "", fmt.Errorf("literal %#v of type %T cannot be written as Go", v, v)
-}
-
-func quoteList(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = strconv.Quote(s)
-	}
-	return "[]string{" + strings.Join(q, ", ") + "}"
 }

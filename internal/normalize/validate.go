@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/gpulint/gpulint/internal/normalize/internal/plan"
 )
 
 // Violation is one place where a document breaks its schema.
@@ -23,9 +25,9 @@ type Violation struct {
 
 // Severities of a Violation.
 const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
-	SeverityInfo    = "info"
+	SeverityError   = plan.SeverityError
+	SeverityWarning = plan.SeverityWarning
+	SeverityInfo    = plan.SeverityInfo
 )
 
 // schemaNames lists the schemas Validate accepts, in a fixed order.
@@ -104,7 +106,7 @@ func (v *Validator) plan(schema string) (*schemaPlan, error) {
 // duplicates.
 func sortViolations(vs []Violation) []Violation {
 	slices.SortFunc(vs, func(a, b Violation) int {
-		if c := comparePaths(a.Path, b.Path); c != 0 {
+		if c := plan.ComparePaths(a.Path, b.Path); c != 0 {
 			return c
 		}
 		if c := strings.Compare(a.Message, b.Message); c != 0 {
@@ -113,40 +115,17 @@ func sortViolations(vs []Violation) []Violation {
 		return strings.Compare(a.Severity, b.Severity)
 	})
 	return slices.CompactFunc(vs, func(a, b Violation) bool {
-		return comparePaths(a.Path, b.Path) == 0 && a.Message == b.Message && a.Severity == b.Severity
+		return plan.ComparePaths(a.Path, b.Path) == 0 && a.Message == b.Message && a.Severity == b.Severity
 	})
 }
 
-// comparePaths orders paths element by element: indices before keys,
-// indices numerically, keys lexically, a prefix before its extensions.
-func comparePaths(a, b []any) int {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		ai, aInt := a[i].(int)
-		bi, bInt := b[i].(int)
-		switch {
-		case aInt && bInt:
-			if ai != bi {
-				return cmpInt(ai, bi)
-			}
-		case aInt:
-			return -1
-		case bInt:
-			return 1
-		default:
-			if c := strings.Compare(fmt.Sprint(a[i]), fmt.Sprint(b[i])); c != 0 {
-				return c
-			}
-		}
-	}
-	return cmpInt(len(a), len(b))
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+// A schemaPlan is a schema turned into a tree of Go checks, so that a
+// document is validated by walking it, without CUE at run time. The trees
+// are derived from the compiled CUE (schemas/*.cue) by internal/planbuild
+// and committed as Go in plans_gen.go; TestGeneratedPlans fails when that
+// file is stale (`go generate ./...` rewrites it, through
+// internal/genplans), and the equivalence tests hold the checks' verdicts
+// to CUE's own unification.
+type schemaPlan struct {
+	root *plan.SchemaNode
 }

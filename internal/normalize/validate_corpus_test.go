@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gpulint/gpulint/internal/golden"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,22 +13,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/gpulint/gpulint/internal/corpus"
+	"github.com/gpulint/gpulint/internal/golden"
+
 	"gopkg.in/yaml.v3"
 )
 
-// corpusDir is the shared corpus of real configs, outside the repository.
-func corpusDir() string {
-	return filepath.Join("..", "..", "..", "shared", "corpus")
-}
-
-// TestCorpus validates every parseable file of the shared corpus with its
-// schema and compares the violations with testdata/corpus_<kind>.golden.
-// The corpus is not part of the repository; the test skips without it.
+// TestCorpus validates every parseable file of the corpus in
+// testdata/corpus with its schema and compares the violations with
+// testdata/corpus_<kind>.golden.
 func TestCorpus(t *testing.T) {
-	if _, err := os.Stat(corpusDir()); err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
+	corpusDir := corpus.Dir(t)
 	v := newTestValidator(t)
 	for _, kind := range []string{"deepspeed", "accelerate", "mig", "vllm", "kubernetes"} {
 		t.Run(kind, func(t *testing.T) {
@@ -39,7 +33,7 @@ func TestCorpus(t *testing.T) {
 				dirs = append(dirs, "vllm")
 			}
 			for _, d := range dirs {
-				entries, err := os.ReadDir(filepath.Join(corpusDir(), d))
+				entries, err := os.ReadDir(filepath.Join(corpusDir, d))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -49,7 +43,7 @@ func TestCorpus(t *testing.T) {
 			}
 			var b strings.Builder
 			for _, name := range files {
-				data, err := os.ReadFile(filepath.Join(corpusDir(), name))
+				data, err := os.ReadFile(filepath.Join(corpusDir, name))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -65,7 +59,7 @@ func TestCorpus(t *testing.T) {
 					}
 				}
 			}
-			compareGolden(t, filepath.Join("testdata", "corpus_"+kind+".golden"), b.String())
+			golden.Check(t, filepath.Join("testdata", "corpus_"+kind+".golden"), []byte(b.String()))
 		})
 	}
 }
@@ -209,26 +203,6 @@ func renderPath(path []any) string {
 		return "(root)"
 	}
 	return b.String()
-}
-
-func compareGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if golden.Updating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }
 
 func newTestValidator(t testing.TB) *Validator {

@@ -4,34 +4,36 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/gpulint/gpulint/internal/normalize/internal/plan"
 )
 
 // badScalar reports a scalar that fails its check, explaining the two
 // usual causes: a YAML 1.1 boolean where a string was meant, and "auto"
 // where no launcher fills it in.
-func (w *walker) badScalar(desc string, c *valueCheck, fc fieldCtx, v any) {
+func (w *walker) badScalar(desc string, c *plan.ValueCheck, fc fieldCtx, v any) {
 	name := pathName(w.path)
 	sev := fc.severity()
-	if fc.f != nil && fc.f.want != "" {
-		desc = fc.f.want
+	if fc.f != nil && fc.f.Want != "" {
+		desc = fc.f.Want
 	}
-	msg := fmt.Sprintf("%s is %s; allowed %s", name, renderValue(v), desc)
-	if fc.f != nil && fc.f.msg != "" {
-		msg = fmt.Sprintf("%s is %s; %s", name, renderValue(v), fc.f.msg)
+	msg := fmt.Sprintf("%s is %s; allowed %s", name, plan.RenderValue(v), desc)
+	if fc.f != nil && fc.f.Msg != "" {
+		msg = fmt.Sprintf("%s is %s; %s", name, plan.RenderValue(v), fc.f.Msg)
 	}
 	switch x := v.(type) {
 	case bool:
 		// PyYAML (YAML 1.1) reads unquoted yes/no/on/off as booleans.
 		for _, word := range yaml11Words(x) {
-			if c.ok(word) {
+			if c.Ok(word) {
 				msg = fmt.Sprintf("%s is %t because PyYAML (YAML 1.1) reads an unquoted %s as %t; quote it: %s: %q",
 					name, x, word, x, lastKey(w.path), word)
 				break
 			}
 		}
 	case string:
-		if x == "auto" && fc.parent != nil && fc.parent.auto != "" {
-			switch fc.parent.auto {
+		if x == "auto" && fc.parent != nil && fc.parent.Auto != "" {
+			switch fc.parent.Auto {
 			case "dropped":
 				sev = SeverityWarning
 				msg = fmt.Sprintf("%s is \"auto\", which neither the HF Trainer nor Accelerate fills in here; "+
@@ -42,7 +44,7 @@ func (w *walker) badScalar(desc string, c *valueCheck, fc fieldCtx, v any) {
 			break
 		}
 		// With a single allowed string the message already says it.
-		if lits := c.stringLiterals(nil); len(lits) > 1 {
+		if lits := c.StringLiterals(nil); len(lits) > 1 {
 			if s := didYouMean(x, lits); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}

@@ -3,14 +3,16 @@ package normalize
 import (
 	"fmt"
 	"slices"
+
+	"github.com/gpulint/gpulint/internal/normalize/internal/plan"
 )
 
 // fieldCtx is what the walker knows about the position of a value: the
 // declared field that holds it (for its @gpulint attributes) and the
 // struct around it.
 type fieldCtx struct {
-	f      *schemaField
-	parent *schemaNode
+	f      *plan.SchemaField
+	parent *plan.SchemaNode
 }
 
 // walker validates one document against a plan, collecting violations.
@@ -26,46 +28,46 @@ func (w *walker) emit(sev, msg string) {
 func (w *walker) push(e any) { w.path = append(w.path, e) }
 func (w *walker) pop()       { w.path = w.path[:len(w.path)-1] }
 
-func (w *walker) value(n *schemaNode, fc fieldCtx, doc any) {
-	switch n.kind {
-	case nodeAny:
-	case nodeNever:
+func (w *walker) value(n *plan.SchemaNode, fc fieldCtx, doc any) {
+	switch n.Kind {
+	case plan.NodeAny:
+	case plan.NodeNever:
 		msg := fmt.Sprintf("%s is not allowed here", pathName(w.path))
-		if fc.f != nil && fc.f.msg != "" {
-			msg = fmt.Sprintf("%s: %s", pathName(w.path), fc.f.msg)
+		if fc.f != nil && fc.f.Msg != "" {
+			msg = fmt.Sprintf("%s: %s", pathName(w.path), fc.f.Msg)
 		}
 		w.emit(fc.severity(), msg)
-	case nodeLeaf:
+	case plan.NodeLeaf:
 		if isComposite(doc) {
-			w.mismatch(n.desc, fc, doc)
+			w.mismatch(n.Desc, fc, doc)
 			return
 		}
-		v := scalarOf(doc)
-		if !n.check.ok(v) {
-			w.badScalar(n.desc, n.check, fc, v)
+		v := plan.ScalarOf(doc)
+		if !n.Check.Ok(v) {
+			w.badScalar(n.Desc, n.Check, fc, v)
 		}
-	case nodeStruct:
+	case plan.NodeStruct:
 		m, ok := asMapping(doc)
 		if !ok {
-			w.mismatch(n.desc, fc, doc)
+			w.mismatch(n.Desc, fc, doc)
 			return
 		}
 		w.mapping(n, m)
-	case nodeList:
+	case plan.NodeList:
 		l, ok := doc.([]any)
 		if !ok {
-			w.mismatch(n.desc, fc, doc)
+			w.mismatch(n.Desc, fc, doc)
 			return
 		}
 		w.list(n, l)
-	case nodeUnion:
+	case plan.NodeUnion:
 		w.union(n, fc, doc)
 	}
 }
 
 func (fc fieldCtx) severity() string {
-	if fc.f != nil && fc.f.severity != "" {
-		return fc.f.severity
+	if fc.f != nil && fc.f.Severity != "" {
+		return fc.f.Severity
 	}
 	return SeverityError
 }
@@ -93,61 +95,61 @@ func asMapping(doc any) (map[string]any, bool) {
 	return nil, false
 }
 
-func (w *walker) mapping(n *schemaNode, m map[string]any) {
+func (w *walker) mapping(n *plan.SchemaNode, m map[string]any) {
 	start := len(w.out)
 	for k, v := range m {
 		w.push(k)
-		switch f := n.fields[k]; {
+		switch f := n.Fields[k]; {
 		case f != nil:
 			w.fieldNotes(f, v)
-			w.value(f.node, fieldCtx{f: f, parent: n}, v)
+			w.value(f.Node, fieldCtx{f: f, parent: n}, v)
 		default:
-			pats := n.patternsFor(k)
+			pats := n.PatternsFor(k)
 			for _, pf := range pats {
-				w.value(pf.node, fieldCtx{f: pf, parent: n}, v)
+				w.value(pf.Node, fieldCtx{f: pf, parent: n}, v)
 			}
-			if len(pats) == 0 && !n.open {
+			if len(pats) == 0 && !n.Open {
 				w.unknownKey(n, k)
 			}
 		}
 		w.pop()
 	}
-	for _, r := range n.required {
+	for _, r := range n.Required {
 		if _, ok := m[r]; !ok {
 			w.missing(n, r, m)
 		}
 	}
-	if x := n.exclusive; x != nil && len(w.out) == start {
+	if x := n.Exclusive; x != nil && len(w.out) == start {
 		set := 0
-		for _, k := range x.keys {
+		for _, k := range x.Keys {
 			if _, ok := m[k]; ok {
 				set++
 			}
 		}
 		if set > 1 {
-			w.push(x.at)
-			w.emit(SeverityError, x.msg)
+			w.push(x.At)
+			w.emit(SeverityError, x.Msg)
 			w.pop()
 		}
 	}
 }
 
 // fieldNotes reports a deprecated or removed key that is present.
-func (w *walker) fieldNotes(f *schemaField, v any) {
-	if f.when != "" && f.when != shapeOf(v) {
+func (w *walker) fieldNotes(f *plan.SchemaField, v any) {
+	if f.When != "" && f.When != shapeOf(v) {
 		return
 	}
-	if f.deprecated != "" {
-		w.emit(SeverityInfo, fmt.Sprintf("%s is deprecated: %s", f.name, f.deprecated))
+	if f.Deprecated != "" {
+		w.emit(SeverityInfo, fmt.Sprintf("%s is deprecated: %s", f.Name, f.Deprecated))
 	}
-	if f.removed != "" {
-		w.emit(SeverityWarning, fmt.Sprintf("%s %s", f.name, f.removed))
+	if f.Removed != "" {
+		w.emit(SeverityWarning, fmt.Sprintf("%s %s", f.Name, f.Removed))
 	}
 }
 
 // shapeOf names a value's kind as the "when" attribute spells it.
 func shapeOf(v any) string {
-	switch scalarOf(v).(type) {
+	switch plan.ScalarOf(v).(type) {
 	case map[string]any, map[any]any:
 		return "struct"
 	case []any:
@@ -164,52 +166,52 @@ func shapeOf(v any) string {
 	return "other"
 }
 
-func (w *walker) unknownKey(n *schemaNode, k string) {
+func (w *walker) unknownKey(n *plan.SchemaNode, k string) {
 	var msg string
 	if len(w.path) == 1 {
 		msg = fmt.Sprintf("unknown top-level key %q", k)
 	} else {
 		msg = fmt.Sprintf("unknown key %q in %s", k, pathName(w.path[:len(w.path)-1]))
 	}
-	if s := didYouMean(k, n.names); s != "" {
+	if s := didYouMean(k, n.Names); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	if n.note != "" {
-		msg += "; " + n.note
+	if n.Note != "" {
+		msg += "; " + n.Note
 	}
-	w.emit(n.unknown, msg)
+	w.emit(n.Unknown, msg)
 }
 
-func (w *walker) missing(n *schemaNode, r string, m map[string]any) {
-	f := n.fields[r]
+func (w *walker) missing(n *plan.SchemaNode, r string, m map[string]any) {
+	f := n.Fields[r]
 	msg := fmt.Sprintf("missing required key %q", r)
 	if len(w.path) > 0 {
 		msg += " in " + pathName(w.path)
 	}
-	for _, lf := range n.literals {
-		if v, ok := m[lf.name]; ok && lf.name != r {
-			msg += fmt.Sprintf(" (required when %s is %s)", lf.name, renderValue(v))
+	for _, lf := range n.Literals {
+		if v, ok := m[lf.Name]; ok && lf.Name != r {
+			msg += fmt.Sprintf(" (required when %s is %s)", lf.Name, plan.RenderValue(v))
 			break
 		}
 	}
-	if f.msg != "" {
-		msg += "; " + f.msg
+	if f.Msg != "" {
+		msg += "; " + f.Msg
 	}
 	w.emit(SeverityError, msg)
 }
 
-func (w *walker) list(n *schemaNode, l []any) {
-	if len(l) < len(n.prefix) {
-		w.emit(SeverityError, fmt.Sprintf("%s has %d entries; at least %d required", pathName(w.path), len(l), len(n.prefix)))
+func (w *walker) list(n *plan.SchemaNode, l []any) {
+	if len(l) < len(n.Prefix) {
+		w.emit(SeverityError, fmt.Sprintf("%s has %d entries; at least %d required", pathName(w.path), len(l), len(n.Prefix)))
 	}
 	for i, e := range l {
-		en := n.elem
-		if i < len(n.prefix) {
-			en = n.prefix[i]
+		en := n.Elem
+		if i < len(n.Prefix) {
+			en = n.Prefix[i]
 		}
 		w.push(i)
 		if en == nil {
-			w.emit(SeverityError, fmt.Sprintf("%s is not allowed: the list takes at most %d entries", pathName(w.path), len(n.prefix)))
+			w.emit(SeverityError, fmt.Sprintf("%s is not allowed: the list takes at most %d entries", pathName(w.path), len(n.Prefix)))
 		} else {
 			w.value(en, fieldCtx{}, e)
 		}
@@ -217,43 +219,43 @@ func (w *walker) list(n *schemaNode, l []any) {
 	}
 }
 
-func (w *walker) union(n *schemaNode, fc fieldCtx, doc any) {
+func (w *walker) union(n *plan.SchemaNode, fc fieldCtx, doc any) {
 	if m, ok := asMapping(doc); ok {
-		if len(n.structAlts) == 0 {
-			w.mismatch(n.desc, fc, doc)
+		if len(n.StructAlts) == 0 {
+			w.mismatch(n.Desc, fc, doc)
 			return
 		}
 		w.structUnion(n, fc, m)
 		return
 	}
 	if l, ok := doc.([]any); ok {
-		if len(n.listAlts) == 0 {
-			w.mismatch(n.desc, fc, doc)
+		if len(n.ListAlts) == 0 {
+			w.mismatch(n.Desc, fc, doc)
 			return
 		}
-		w.list(n.listAlts[0], l)
+		w.list(n.ListAlts[0], l)
 		return
 	}
-	v := scalarOf(doc)
-	if n.leafAlt == nil {
-		w.mismatch(n.desc, fc, v)
+	v := plan.ScalarOf(doc)
+	if n.LeafAlt == nil {
+		w.mismatch(n.Desc, fc, v)
 		return
 	}
-	if !n.leafAlt.check.ok(v) {
-		w.badScalar(n.desc, n.leafAlt.check, fc, v)
+	if !n.LeafAlt.Check.Ok(v) {
+		w.badScalar(n.Desc, n.LeafAlt.Check, fc, v)
 	}
 }
 
 // structUnion picks among struct alternatives: first by the literal-valued
 // fields (discriminators such as compute_environment or mig-enabled), then
 // by trying each and keeping the one with the fewest violations.
-func (w *walker) structUnion(n *schemaNode, fc fieldCtx, m map[string]any) {
-	alts := n.structAlts
+func (w *walker) structUnion(n *plan.SchemaNode, fc fieldCtx, m map[string]any) {
+	alts := n.StructAlts
 	if len(alts) == 1 {
 		w.mapping(alts[0], m)
 		return
 	}
-	var eligible []*schemaNode
+	var eligible []*plan.SchemaNode
 	for _, a := range alts {
 		if w.discriminates(a, m) {
 			eligible = append(eligible, a)
@@ -263,7 +265,7 @@ func (w *walker) structUnion(n *schemaNode, fc fieldCtx, m map[string]any) {
 		if name, c := commonDiscriminator(alts); name != "" {
 			if v, ok := m[name]; ok {
 				w.push(name)
-				w.badScalar(c.describe(), c, fieldCtx{parent: alts[0]}, scalarOf(v))
+				w.badScalar(c.Describe(), c, fieldCtx{parent: alts[0]}, plan.ScalarOf(v))
 				w.pop()
 				return
 			}
@@ -293,8 +295,8 @@ func (w *walker) structUnion(n *schemaNode, fc fieldCtx, m map[string]any) {
 			best, bestScore = sub.out, score
 		}
 	}
-	if fc.f != nil && fc.f.msg != "" {
-		w.emit(fc.severity(), fmt.Sprintf("%s: %s", pathName(w.path), fc.f.msg))
+	if fc.f != nil && fc.f.Msg != "" {
+		w.emit(fc.severity(), fmt.Sprintf("%s: %s", pathName(w.path), fc.f.Msg))
 		return
 	}
 	w.out = append(w.out, best...)
@@ -302,16 +304,16 @@ func (w *walker) structUnion(n *schemaNode, fc fieldCtx, m map[string]any) {
 
 // discriminates reports whether m agrees with every literal-valued field
 // of alternative a.
-func (w *walker) discriminates(a *schemaNode, m map[string]any) bool {
-	for _, lf := range a.literals {
-		v, ok := m[lf.name]
+func (w *walker) discriminates(a *plan.SchemaNode, m map[string]any) bool {
+	for _, lf := range a.Literals {
+		v, ok := m[lf.Name]
 		if !ok {
-			if lf.required {
+			if lf.Required {
 				return false
 			}
 			continue
 		}
-		if isComposite(v) || !lf.lit.ok(scalarOf(v)) {
+		if isComposite(v) || !lf.Lit.Ok(plan.ScalarOf(v)) {
 			return false
 		}
 	}
@@ -320,19 +322,19 @@ func (w *walker) discriminates(a *schemaNode, m map[string]any) bool {
 
 // commonDiscriminator finds a literal-valued field present in every
 // alternative and returns it with the check "any of its literals".
-func commonDiscriminator(alts []*schemaNode) (string, *valueCheck) {
-	for _, lf := range alts[0].literals {
-		c := &valueCheck{op: checkOr}
+func commonDiscriminator(alts []*plan.SchemaNode) (string, *plan.ValueCheck) {
+	for _, lf := range alts[0].Literals {
+		c := &plan.ValueCheck{Op: plan.CheckOr}
 		for _, a := range alts {
-			f := a.fields[lf.name]
-			if f == nil || f.lit == nil {
+			f := a.Fields[lf.Name]
+			if f == nil || f.Lit == nil {
 				c = nil
 				break
 			}
-			c.args = append(c.args, f.lit)
+			c.Args = append(c.Args, f.Lit)
 		}
 		if c != nil {
-			return lf.name, c
+			return lf.Name, c
 		}
 	}
 	return "", nil
@@ -341,12 +343,12 @@ func commonDiscriminator(alts []*schemaNode) (string, *valueCheck) {
 // mismatch reports a value of the wrong shape (a mapping where a number
 // belongs, and so on).
 func (w *walker) mismatch(desc string, fc fieldCtx, doc any) {
-	if fc.f != nil && fc.f.want != "" {
-		desc = fc.f.want
+	if fc.f != nil && fc.f.Want != "" {
+		desc = fc.f.Want
 	}
-	msg := fmt.Sprintf("%s is %s; allowed %s", pathName(w.path), renderValue(doc), desc)
-	if fc.f != nil && fc.f.msg != "" {
-		msg = fmt.Sprintf("%s is %s; %s", pathName(w.path), renderValue(doc), fc.f.msg)
+	msg := fmt.Sprintf("%s is %s; allowed %s", pathName(w.path), plan.RenderValue(doc), desc)
+	if fc.f != nil && fc.f.Msg != "" {
+		msg = fmt.Sprintf("%s is %s; %s", pathName(w.path), plan.RenderValue(doc), fc.f.Msg)
 	}
 	w.emit(fc.severity(), msg)
 }

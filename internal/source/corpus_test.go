@@ -9,19 +9,14 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/corpus"
 )
 
-// corpusDir is the shared corpus of real configs, relative to this
-// package's directory (the test's working directory).
-var corpusDir = filepath.Join("..", "..", "..", "shared", "corpus")
-
-// corpusFiles returns the corpus config files, or skips the test when the
-// corpus is not checked out next to the repository.
+// corpusFiles returns the config files of the corpus in testdata/corpus.
 func corpusFiles(t testing.TB) []string {
 	t.Helper()
-	if _, err := os.Stat(corpusDir); err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
+	corpusDir := corpus.Dir(t)
 	var files []string
 	err := filepath.WalkDir(corpusDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

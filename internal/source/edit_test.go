@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gpulint/gpulint/internal/golden"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpulint/gpulint/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
@@ -226,17 +226,9 @@ func TestEditsGolden(t *testing.T) {
 				}
 				got = c.toArchive(got)
 			}
-			if golden.Updating() {
-				setSection(c.archive, "want", got)
-				if err := os.WriteFile(path, txtar.Format(c.archive), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want := section(c.archive, "want")
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("result mismatch (-want +got):\n%s", diff)
-			}
+			gc := golden.Case{Path: path, Archive: c.archive}
+			gc.Want(t, "want", got)
+			gc.Save(t)
 		})
 	}
 }
@@ -248,25 +240,6 @@ func removesItems(ops []Op) bool {
 		}
 	}
 	return false
-}
-
-func section(a *txtar.Archive, name string) []byte {
-	for _, f := range a.Files {
-		if f.Name == name {
-			return f.Data
-		}
-	}
-	return nil
-}
-
-func setSection(a *txtar.Archive, name string, data []byte) {
-	for i := range a.Files {
-		if a.Files[i].Name == name {
-			a.Files[i].Data = data
-			return
-		}
-	}
-	a.Files = append(a.Files, txtar.File{Name: name, Data: data})
 }
 
 func TestTrimLines(t *testing.T) {
