@@ -305,6 +305,9 @@ type Result struct {
 	Related []RelatedPath
 	// FixMessage describes the patch ("set dtype to bfloat16").
 	FixMessage string
+	// Invalid, when set, says why the rule's finding could not be read
+	// (a field of the wrong type); the other fields are then empty.
+	Invalid string
 }
 
 // Op is one structural change on a document path.
@@ -511,6 +514,10 @@ func findingsRef(pkg string) ast.Ref {
 	return append(ref, ast.StringTerm("findings"))
 }
 
+// decode turns the query's value into results. A finding of the wrong
+// shape (a message that is not a string, a path that is not a list, a
+// malformed patch) becomes a result with Invalid set, naming the rule:
+// one bad policy result costs that rule's finding, not the run.
 func decode(rs []*rules.Rule, v any) ([]Result, error) {
 	sets, ok := v.([]any)
 	if !ok || len(sets) != len(rs) {
@@ -518,15 +525,20 @@ func decode(rs []*rules.Rule, v any) ([]Result, error) {
 	}
 	var out []Result
 	for i, set := range sets {
-		items, _ := set.([]any)
+		items, ok := set.([]any)
+		if !ok {
+			out = append(out, Result{Rule: rs[i], Invalid: fmt.Sprintf("findings must be a set of objects, got %s", typeName(set))})
+			continue
+		}
 		for _, it := range items {
 			m, ok := it.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("rule %s: a finding must be an object, got %T", rs[i].ID, it)
+				out = append(out, Result{Rule: rs[i], Invalid: fmt.Sprintf("a finding must be an object, got %s", typeName(it))})
+				continue
 			}
 			r, err := decodeOne(rs[i], m)
 			if err != nil {
-				return nil, err
+				r = Result{Rule: rs[i], Invalid: err.Error()}
 			}
 			out = append(out, r)
 		}
@@ -535,41 +547,118 @@ func decode(rs []*rules.Rule, v any) ([]Result, error) {
 	return out, nil
 }
 
+// typeName names a decoded JSON value's type the way policy authors know
+// it.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// decodeOne decodes one finding; its error says what is wrong with it.
 func decodeOne(rule *rules.Rule, m map[string]any) (Result, error) {
 	r := Result{Rule: rule}
-	r.Message, _ = m["message"].(string)
-	if r.Message == "" {
-		return r, fmt.Errorf("rule %s: finding without a message", rule.ID)
+	msg, ok := m["message"].(string)
+	switch {
+	case !ok && m["message"] != nil:
+		return r, fmt.Errorf("message must be a string, got %s", typeName(m["message"]))
+	case msg == "":
+		return r, errors.New("finding without a message")
 	}
-	r.Path = normPath(m["path"])
+	r.Message = msg
+	var err error
+	if r.Path, err = decodePath("path", m["path"]); err != nil {
+		return r, err
+	}
+	for _, k := range []string{"level", "fix"} {
+		if x, ok := m[k]; ok {
+			if _, isStr := x.(string); !isStr {
+				return r, fmt.Errorf("%s must be a string, got %s", k, typeName(x))
+			}
+		}
+	}
 	r.Level, _ = m["level"].(string)
 	r.FixMessage, _ = m["fix"].(string)
-	if ps, ok := m["patch"].([]any); ok {
+	if x, ok := m["patch"]; ok && x != nil {
+		ps, ok := x.([]any)
+		if !ok {
+			return r, fmt.Errorf("patch must be a list of operations, got %s", typeName(x))
+		}
 		for _, p := range ps {
 			pm, ok := p.(map[string]any)
 			if !ok {
-				return r, fmt.Errorf("rule %s: patch entries must be objects", rule.ID)
+				return r, fmt.Errorf("patch entries must be objects, got %s", typeName(p))
 			}
 			op, _ := pm["op"].(string)
 			if op != "set" && op != "remove" {
-				return r, fmt.Errorf("rule %s: patch op %q (want set or remove)", rule.ID, op)
+				return r, fmt.Errorf("patch op %v (want \"set\" or \"remove\")", pm["op"])
 			}
-			r.Patch = append(r.Patch, Op{Op: op, Path: normPath(pm["path"]), Value: normValue(pm["value"])})
+			path, err := decodePath("patch path", pm["path"])
+			if err != nil {
+				return r, err
+			}
+			r.Patch = append(r.Patch, Op{Op: op, Path: path, Value: normValue(pm["value"])})
 		}
 	}
-	if rel, ok := m["related"].([]any); ok {
+	if x, ok := m["related"]; ok && x != nil {
+		rel, ok := x.([]any)
+		if !ok {
+			return r, fmt.Errorf("related must be a list, got %s", typeName(x))
+		}
 		for _, x := range rel {
 			switch rv := x.(type) {
 			case []any:
-				r.Related = append(r.Related, RelatedPath{Path: normPath(rv)})
+				path, err := decodePath("related path", rv)
+				if err != nil {
+					return r, err
+				}
+				r.Related = append(r.Related, RelatedPath{Path: path})
 			case map[string]any:
+				path, err := decodePath("related path", rv["path"])
+				if err != nil {
+					return r, err
+				}
 				msg, _ := rv["message"].(string)
 				ref, _ := rv["ref"].(string)
-				r.Related = append(r.Related, RelatedPath{Path: normPath(rv["path"]), Message: msg, Ref: ref})
+				r.Related = append(r.Related, RelatedPath{Path: path, Message: msg, Ref: ref})
+			default:
+				return r, fmt.Errorf("related entries must be paths or objects, got %s", typeName(x))
 			}
 		}
 	}
 	return r, nil
+}
+
+// decodePath checks that a path is a list of keys and indices (absent
+// means the document root) and normalises it.
+func decodePath(what string, v any) ([]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	xs, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must be a list of keys and indices, got %s", what, typeName(v))
+	}
+	for _, x := range xs {
+		switch x.(type) {
+		case string, json.Number:
+		default:
+			return nil, fmt.Errorf("%s elements must be strings or numbers, got %s", what, typeName(x))
+		}
+	}
+	return normPath(xs), nil
 }
 
 // normPath turns OPA's JSON numbers in a path into ints.

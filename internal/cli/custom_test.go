@@ -154,3 +154,36 @@ func TestSandbox(t *testing.T) {
 		}
 	})
 }
+
+// TestMalformedPolicyFinding: a custom policy's finding with a field of the
+// wrong type becomes an error finding of that policy at the file's start,
+// naming the policy file and the field; the other files and rules are
+// still reported and the exit code is that of findings (1), not an
+// internal error (2).
+func TestMalformedPolicyFinding(t *testing.T) {
+	tests := []struct{ name, finding, want string }{
+		{"message a number", `{"path": [], "message": 42}`, "message must be a string, got number"},
+		{"path not a list", `{"path": "zero_optimization", "message": "m"}`, "path must be a list of keys and indices, got string"},
+		{"path of objects", `{"path": [{"a": 1}], "message": "m"}`, "path elements must be strings or numbers, got object"},
+		{"related nonsense", `{"path": [], "message": "m", "related": 7}`, "related must be a list, got number"},
+		{"patch not a list", `{"path": [], "message": "m", "patch": {"op": "set"}}`, "patch must be a list of operations, got object"},
+		{"patch op unknown", `{"path": [], "message": "m", "patch": [{"op": "delete", "path": []}]}`, `patch op delete (want "set" or "remove")`},
+		{"level a number", `{"path": [], "message": "m", "level": 3}`, "level must be a string, got number"},
+		{"finding not an object", `"just a string"`, "a finding must be an object, got string"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := write(t, dir, "ds.json", cleanDS)
+			pod := write(t, dir, "pod.yaml", gpuPod)
+			write(t, dir, "p/images.rego", latestImagePolicy)
+			write(t, dir, "p/probe.rego", strings.Replace(sandboxPolicy("\tinput.kind == \"deepspeed\""),
+				`f := {"path": [], "message": "probe"}`, "f := "+tc.finding, 1))
+			stdout, stderr, code := run(t, false, nil, "lint", "--policy", filepath.Join(dir, "p"), cfg, pod)
+			want := cfg + ":1:1: error team-sandbox-probe: policy probe.rego returned a finding gpulint cannot read: " + tc.want
+			if code != 1 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "team-pinned-gpu-image") {
+				t.Errorf("code %d stderr %q stdout:\n%s\nwant line %q and the other policy's finding", code, stderr, stdout, want)
+			}
+		})
+	}
+}

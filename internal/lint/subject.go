@@ -172,6 +172,15 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 			cut = true
 			out = append(out, l.timeoutFinding(s, "placing fixes", timeout))
 		}
+		if r.Invalid != "" {
+			f := l.stamp(r.Rule, finding.Finding{
+				Message: fmt.Sprintf("policy %s returned a finding gpulint cannot read: %s", r.Rule.File, r.Invalid),
+				Range:   s.docStart(),
+			}, "")
+			f.Severity = finding.SeverityError
+			out = append(out, f)
+			continue
+		}
 		f := l.stamp(r.Rule, finding.Finding{
 			Message: r.Message,
 			Range:   s.locate(r.Path),
