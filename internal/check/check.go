@@ -11,11 +11,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
@@ -147,6 +150,51 @@ type preparedQuery struct {
 	compiler *ast.Compiler
 	body     ast.Body
 	store    storage.Store // empty: the rules read only input
+	// heapLimit, when not zero, stops the evaluation once the Go heap
+	// grows past it (see watchHeap).
+	heapLimit uint64
+}
+
+// PolicyHeapLimit bounds the Go heap while custom policies evaluate. OPA
+// has no memory limit of its own; a watchdog reads the heap every few
+// milliseconds and cancels the evaluation past this bound. Built-ins that
+// build large values (numbers.range, comprehensions) check for
+// cancellation as they go, so the heap stops within a small multiple of
+// the bound.
+const PolicyHeapLimit = 1 << 30
+
+func overHeap(sample []metrics.Sample, limit uint64) bool {
+	metrics.Read(sample)
+	return sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > limit
+}
+
+// ErrMemoryLimit reports an evaluation stopped by PolicyHeapLimit.
+var ErrMemoryLimit = errors.New("policy evaluation grew the heap past its limit")
+
+// watchHeap cancels c once the heap's live and unswept objects exceed
+// limit, until stop is closed; it reports whether it did.
+func watchHeap(limit uint64, c topdown.Cancel, stop <-chan struct{}, fired *atomic.Bool) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		if !overHeap(sample, limit) {
+			continue
+		}
+		// Garbage left by earlier work counts until it is swept: collect
+		// once before blaming this evaluation.
+		runtime.GC()
+		if overHeap(sample, limit) {
+			fired.Store(true)
+			c.Cancel()
+			return
+		}
+	}
 }
 
 // resultVar holds the query's value.
@@ -162,6 +210,12 @@ func (q *preparedQuery) eval(ctx context.Context, input ast.Value) (any, error) 
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
+	var overHeap atomic.Bool
+	if q.heapLimit > 0 {
+		done := make(chan struct{})
+		defer close(done)
+		go watchHeap(q.heapLimit, cancel, done, &overHeap)
+	}
 	qrs, err := topdown.NewQuery(q.body).
 		WithCompiler(q.compiler).
 		WithStore(q.store).
@@ -171,6 +225,9 @@ func (q *preparedQuery) eval(ctx context.Context, input ast.Value) (any, error) 
 		WithStrictBuiltinErrors(false).
 		Run(ctx)
 	if err != nil {
+		if overHeap.Load() {
+			return nil, fmt.Errorf("%w of %d MiB", ErrMemoryLimit, q.heapLimit>>20)
+		}
 		return nil, err
 	}
 	if len(qrs) == 0 {
@@ -381,6 +438,9 @@ func (e *Engine) eval(ctx context.Context, kind string, in ast.Value) ([]Result,
 	}
 	v, err := pk.query.eval(ctx, in)
 	if err != nil {
+		if errors.Is(err, ErrMemoryLimit) {
+			return nil, &MemoryError{Policies: e.customFiles(pk.rules), err: err}
+		}
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return nil, fmt.Errorf("policy evaluation cut off: %w", context.Cause(ctx))
 		}
@@ -390,6 +450,30 @@ func (e *Engine) eval(ctx context.Context, kind string, in ast.Value) ([]Result,
 		return nil, nil
 	}
 	return decode(pk.rules, v)
+}
+
+// MemoryError is an evaluation stopped by PolicyHeapLimit; Policies names
+// the custom policy files that were evaluating.
+type MemoryError struct {
+	Policies []string
+	err      error
+}
+
+func (m *MemoryError) Error() string {
+	return fmt.Sprintf("%v while evaluating %s", m.err, strings.Join(m.Policies, ", "))
+}
+
+func (m *MemoryError) Unwrap() error { return m.err }
+
+// customFiles names the custom policy files among rs.
+func (e *Engine) customFiles(rs []*rules.Rule) []string {
+	var out []string
+	for _, r := range rs {
+		if r.Custom {
+			out = append(out, r.File)
+		}
+	}
+	return out
 }
 
 func (e *Engine) prepared(kind string) *preparedKind {
@@ -451,7 +535,15 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, *preparedQuery, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("compile query: %w", err)
 	}
-	return rs, &preparedQuery{compiler: c, body: body, store: inmem.New()}, nil
+	q := &preparedQuery{compiler: c, body: body, store: inmem.New()}
+	for _, r := range rs {
+		if r.Custom {
+			// Only custom policies are watched: the built-in ones are
+			// tested and run without the watchdog's cost.
+			q.heapLimit = PolicyHeapLimit
+		}
+	}
+	return rs, q, nil
 }
 
 // inputValue converts a document for evaluation directly, instead of the

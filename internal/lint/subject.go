@@ -161,6 +161,14 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return []finding.Finding{l.timeoutFinding(s, "policy evaluation", timeout)}, true, nil
 		}
+		var merr *check.MemoryError
+		if errors.As(err, &merr) {
+			r, _ := l.deps.Catalog.Lookup("limit-exceeded")
+			return []finding.Finding{l.stamp(r, finding.Finding{
+				Message: fmt.Sprintf("%v and was stopped; results for this document are incomplete", merr),
+				Range:   s.docStart(),
+			}, "")}, true, nil
+		}
 		return nil, false, fmt.Errorf("%s: %w", s.file.Path, err)
 	}
 	out := make([]finding.Finding, 0, len(results))
