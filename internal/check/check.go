@@ -11,11 +11,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
@@ -147,6 +150,51 @@ type preparedQuery struct {
 	compiler *ast.Compiler
 	body     ast.Body
 	store    storage.Store // empty: the rules read only input
+	// heapLimit, when not zero, stops the evaluation once the Go heap
+	// grows past it (see watchHeap).
+	heapLimit uint64
+}
+
+// PolicyHeapLimit bounds the Go heap while custom policies evaluate. OPA
+// has no memory limit of its own; a watchdog reads the heap every few
+// milliseconds and cancels the evaluation past this bound. Built-ins that
+// build large values (numbers.range, comprehensions) check for
+// cancellation as they go, so the heap stops within a small multiple of
+// the bound.
+const PolicyHeapLimit = 1 << 30
+
+func overHeap(sample []metrics.Sample, limit uint64) bool {
+	metrics.Read(sample)
+	return sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > limit
+}
+
+// ErrMemoryLimit reports an evaluation stopped by PolicyHeapLimit.
+var ErrMemoryLimit = errors.New("policy evaluation grew the heap past its limit")
+
+// watchHeap cancels c once the heap's live and unswept objects exceed
+// limit, until stop is closed; it reports whether it did.
+func watchHeap(limit uint64, c topdown.Cancel, stop <-chan struct{}, fired *atomic.Bool) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		if !overHeap(sample, limit) {
+			continue
+		}
+		// Garbage left by earlier work counts until it is swept: collect
+		// once before blaming this evaluation.
+		runtime.GC()
+		if overHeap(sample, limit) {
+			fired.Store(true)
+			c.Cancel()
+			return
+		}
+	}
 }
 
 // resultVar holds the query's value.
@@ -162,6 +210,12 @@ func (q *preparedQuery) eval(ctx context.Context, input ast.Value) (any, error) 
 	cancel := topdown.NewCancel()
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
+	var overHeap atomic.Bool
+	if q.heapLimit > 0 {
+		done := make(chan struct{})
+		defer close(done)
+		go watchHeap(q.heapLimit, cancel, done, &overHeap)
+	}
 	qrs, err := topdown.NewQuery(q.body).
 		WithCompiler(q.compiler).
 		WithStore(q.store).
@@ -171,6 +225,9 @@ func (q *preparedQuery) eval(ctx context.Context, input ast.Value) (any, error) 
 		WithStrictBuiltinErrors(false).
 		Run(ctx)
 	if err != nil {
+		if overHeap.Load() {
+			return nil, fmt.Errorf("%w of %d MiB", ErrMemoryLimit, q.heapLimit>>20)
+		}
 		return nil, err
 	}
 	if len(qrs) == 0 {
@@ -305,6 +362,9 @@ type Result struct {
 	Related []RelatedPath
 	// FixMessage describes the patch ("set dtype to bfloat16").
 	FixMessage string
+	// Invalid, when set, says why the rule's finding could not be read
+	// (a field of the wrong type); the other fields are then empty.
+	Invalid string
 }
 
 // Op is one structural change on a document path.
@@ -378,6 +438,9 @@ func (e *Engine) eval(ctx context.Context, kind string, in ast.Value) ([]Result,
 	}
 	v, err := pk.query.eval(ctx, in)
 	if err != nil {
+		if errors.Is(err, ErrMemoryLimit) {
+			return nil, &MemoryError{Policies: e.customFiles(pk.rules), err: err}
+		}
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return nil, fmt.Errorf("policy evaluation cut off: %w", context.Cause(ctx))
 		}
@@ -387,6 +450,30 @@ func (e *Engine) eval(ctx context.Context, kind string, in ast.Value) ([]Result,
 		return nil, nil
 	}
 	return decode(pk.rules, v)
+}
+
+// MemoryError is an evaluation stopped by PolicyHeapLimit; Policies names
+// the custom policy files that were evaluating.
+type MemoryError struct {
+	Policies []string
+	err      error
+}
+
+func (m *MemoryError) Error() string {
+	return fmt.Sprintf("%v while evaluating %s", m.err, strings.Join(m.Policies, ", "))
+}
+
+func (m *MemoryError) Unwrap() error { return m.err }
+
+// customFiles names the custom policy files among rs.
+func (e *Engine) customFiles(rs []*rules.Rule) []string {
+	var out []string
+	for _, r := range rs {
+		if r.Custom {
+			out = append(out, r.File)
+		}
+	}
+	return out
 }
 
 func (e *Engine) prepared(kind string) *preparedKind {
@@ -448,7 +535,15 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, *preparedQuery, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("compile query: %w", err)
 	}
-	return rs, &preparedQuery{compiler: c, body: body, store: inmem.New()}, nil
+	q := &preparedQuery{compiler: c, body: body, store: inmem.New()}
+	for _, r := range rs {
+		if r.Custom {
+			// Only custom policies are watched: the built-in ones are
+			// tested and run without the watchdog's cost.
+			q.heapLimit = PolicyHeapLimit
+		}
+	}
+	return rs, q, nil
 }
 
 // inputValue converts a document for evaluation directly, instead of the
@@ -511,6 +606,10 @@ func findingsRef(pkg string) ast.Ref {
 	return append(ref, ast.StringTerm("findings"))
 }
 
+// decode turns the query's value into results. A finding of the wrong
+// shape (a message that is not a string, a path that is not a list, a
+// malformed patch) becomes a result with Invalid set, naming the rule:
+// one bad policy result costs that rule's finding, not the run.
 func decode(rs []*rules.Rule, v any) ([]Result, error) {
 	sets, ok := v.([]any)
 	if !ok || len(sets) != len(rs) {
@@ -518,15 +617,20 @@ func decode(rs []*rules.Rule, v any) ([]Result, error) {
 	}
 	var out []Result
 	for i, set := range sets {
-		items, _ := set.([]any)
+		items, ok := set.([]any)
+		if !ok {
+			out = append(out, Result{Rule: rs[i], Invalid: fmt.Sprintf("findings must be a set of objects, got %s", typeName(set))})
+			continue
+		}
 		for _, it := range items {
 			m, ok := it.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("rule %s: a finding must be an object, got %T", rs[i].ID, it)
+				out = append(out, Result{Rule: rs[i], Invalid: fmt.Sprintf("a finding must be an object, got %s", typeName(it))})
+				continue
 			}
 			r, err := decodeOne(rs[i], m)
 			if err != nil {
-				return nil, err
+				r = Result{Rule: rs[i], Invalid: err.Error()}
 			}
 			out = append(out, r)
 		}
@@ -535,41 +639,118 @@ func decode(rs []*rules.Rule, v any) ([]Result, error) {
 	return out, nil
 }
 
+// typeName names a decoded JSON value's type the way policy authors know
+// it.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// decodeOne decodes one finding; its error says what is wrong with it.
 func decodeOne(rule *rules.Rule, m map[string]any) (Result, error) {
 	r := Result{Rule: rule}
-	r.Message, _ = m["message"].(string)
-	if r.Message == "" {
-		return r, fmt.Errorf("rule %s: finding without a message", rule.ID)
+	msg, ok := m["message"].(string)
+	switch {
+	case !ok && m["message"] != nil:
+		return r, fmt.Errorf("message must be a string, got %s", typeName(m["message"]))
+	case msg == "":
+		return r, errors.New("finding without a message")
 	}
-	r.Path = normPath(m["path"])
+	r.Message = msg
+	var err error
+	if r.Path, err = decodePath("path", m["path"]); err != nil {
+		return r, err
+	}
+	for _, k := range []string{"level", "fix"} {
+		if x, ok := m[k]; ok {
+			if _, isStr := x.(string); !isStr {
+				return r, fmt.Errorf("%s must be a string, got %s", k, typeName(x))
+			}
+		}
+	}
 	r.Level, _ = m["level"].(string)
 	r.FixMessage, _ = m["fix"].(string)
-	if ps, ok := m["patch"].([]any); ok {
+	if x, ok := m["patch"]; ok && x != nil {
+		ps, ok := x.([]any)
+		if !ok {
+			return r, fmt.Errorf("patch must be a list of operations, got %s", typeName(x))
+		}
 		for _, p := range ps {
 			pm, ok := p.(map[string]any)
 			if !ok {
-				return r, fmt.Errorf("rule %s: patch entries must be objects", rule.ID)
+				return r, fmt.Errorf("patch entries must be objects, got %s", typeName(p))
 			}
 			op, _ := pm["op"].(string)
 			if op != "set" && op != "remove" {
-				return r, fmt.Errorf("rule %s: patch op %q (want set or remove)", rule.ID, op)
+				return r, fmt.Errorf("patch op %v (want \"set\" or \"remove\")", pm["op"])
 			}
-			r.Patch = append(r.Patch, Op{Op: op, Path: normPath(pm["path"]), Value: normValue(pm["value"])})
+			path, err := decodePath("patch path", pm["path"])
+			if err != nil {
+				return r, err
+			}
+			r.Patch = append(r.Patch, Op{Op: op, Path: path, Value: normValue(pm["value"])})
 		}
 	}
-	if rel, ok := m["related"].([]any); ok {
+	if x, ok := m["related"]; ok && x != nil {
+		rel, ok := x.([]any)
+		if !ok {
+			return r, fmt.Errorf("related must be a list, got %s", typeName(x))
+		}
 		for _, x := range rel {
 			switch rv := x.(type) {
 			case []any:
-				r.Related = append(r.Related, RelatedPath{Path: normPath(rv)})
+				path, err := decodePath("related path", rv)
+				if err != nil {
+					return r, err
+				}
+				r.Related = append(r.Related, RelatedPath{Path: path})
 			case map[string]any:
+				path, err := decodePath("related path", rv["path"])
+				if err != nil {
+					return r, err
+				}
 				msg, _ := rv["message"].(string)
 				ref, _ := rv["ref"].(string)
-				r.Related = append(r.Related, RelatedPath{Path: normPath(rv["path"]), Message: msg, Ref: ref})
+				r.Related = append(r.Related, RelatedPath{Path: path, Message: msg, Ref: ref})
+			default:
+				return r, fmt.Errorf("related entries must be paths or objects, got %s", typeName(x))
 			}
 		}
 	}
 	return r, nil
+}
+
+// decodePath checks that a path is a list of keys and indices (absent
+// means the document root) and normalises it.
+func decodePath(what string, v any) ([]any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	xs, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s must be a list of keys and indices, got %s", what, typeName(v))
+	}
+	for _, x := range xs {
+		switch x.(type) {
+		case string, json.Number:
+		default:
+			return nil, fmt.Errorf("%s elements must be strings or numbers, got %s", what, typeName(x))
+		}
+	}
+	return normPath(xs), nil
 }
 
 // normPath turns OPA's JSON numbers in a path into ints.

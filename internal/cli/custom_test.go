@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +154,74 @@ func TestSandbox(t *testing.T) {
 			t.Errorf("code %d stderr %q", code, stderr)
 		}
 	})
+}
+
+// TestMalformedPolicyFinding: a custom policy's finding with a field of the
+// wrong type becomes an error finding of that policy at the file's start,
+// naming the policy file and the field; the other files and rules are
+// still reported and the exit code is that of findings (1), not an
+// internal error (2).
+func TestMalformedPolicyFinding(t *testing.T) {
+	tests := []struct{ name, finding, want string }{
+		{"message a number", `{"path": [], "message": 42}`, "message must be a string, got number"},
+		{"path not a list", `{"path": "zero_optimization", "message": "m"}`, "path must be a list of keys and indices, got string"},
+		{"path of objects", `{"path": [{"a": 1}], "message": "m"}`, "path elements must be strings or numbers, got object"},
+		{"related nonsense", `{"path": [], "message": "m", "related": 7}`, "related must be a list, got number"},
+		{"patch not a list", `{"path": [], "message": "m", "patch": {"op": "set"}}`, "patch must be a list of operations, got object"},
+		{"patch op unknown", `{"path": [], "message": "m", "patch": [{"op": "delete", "path": []}]}`, `patch op delete (want "set" or "remove")`},
+		{"level a number", `{"path": [], "message": "m", "level": 3}`, "level must be a string, got number"},
+		{"finding not an object", `"just a string"`, "a finding must be an object, got string"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := write(t, dir, "ds.json", cleanDS)
+			pod := write(t, dir, "pod.yaml", gpuPod)
+			write(t, dir, "p/images.rego", latestImagePolicy)
+			write(t, dir, "p/probe.rego", strings.Replace(sandboxPolicy("\tinput.kind == \"deepspeed\""),
+				`f := {"path": [], "message": "probe"}`, "f := "+tc.finding, 1))
+			stdout, stderr, code := run(t, false, nil, "lint", "--policy", filepath.Join(dir, "p"), cfg, pod)
+			want := cfg + ":1:1: error team-sandbox-probe: policy probe.rego returned a finding gpulint cannot read: " + tc.want
+			if code != 1 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "team-pinned-gpu-image") {
+				t.Errorf("code %d stderr %q stdout:\n%s\nwant line %q and the other policy's finding", code, stderr, stdout, want)
+			}
+		})
+	}
+}
+
+// TestPolicyMemoryBound: a custom policy that builds a value of many GiB
+// is stopped by the heap watchdog (check.PolicyHeapLimit, 1 GiB) long
+// before its timeout, with a limit-exceeded finding naming the policy
+// file; the other files and rules still report and the process stays
+// within a small multiple of the bound.
+func TestPolicyMemoryBound(t *testing.T) {
+	for name, body := range map[string]string{
+		"concat of a range": `	x := concat("", [s | some i in numbers.range(1, 100000000); s := "aaaaaaaa"])
+	count(x) == 1`,
+		"nested comprehension": `	xs := [[i, j, "some padding to make each element bigger"] | some i in numbers.range(1, 100000); some j in numbers.range(1, 100000)]
+	count(xs) == 1`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := write(t, dir, "ds.json", cleanDS)
+			pod := write(t, dir, "pod.yaml", gpuPod)
+			write(t, dir, "p/images.rego", latestImagePolicy)
+			write(t, dir, "p/probe.rego", strings.Replace(sandboxPolicy(body), "kinds: [\"*\"]", "kinds: [deepspeed]", 1))
+			start := time.Now()
+			stdout, stderr, code := run(t, false, nil, "lint", "--timeout", "5m", "--policy", filepath.Join(dir, "p"), cfg, pod)
+			if d := time.Since(start); d > time.Minute {
+				t.Errorf("took %s", d)
+			}
+			want := cfg + ":1:1: error limit-exceeded: policy evaluation grew the heap past its limit of 1024 MiB while evaluating probe.rego"
+			if code != 1 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "team-pinned-gpu-image") {
+				t.Errorf("code %d stderr %q stdout:\n%s\nwant %q and the other policy's finding", code, stderr, stdout, want)
+			}
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.Sys > 3<<30 {
+				t.Errorf("memory obtained from the OS reached %d MiB", ms.Sys>>20)
+			}
+			t.Logf("%s in %s; Go runtime memory %d MiB", name, time.Since(start).Round(time.Millisecond), ms.Sys>>20)
+		})
+	}
 }

@@ -56,6 +56,17 @@ func (c *Command) RemoveFlag(name string) ([]finding.Edit, error) {
 		return nil, err
 	}
 	canon := CanonicalName(name)
+	n := 0
+	for _, f := range c.Flags {
+		if f.Name == canon {
+			n++
+		}
+	}
+	if n > maxRemovals {
+		// Each removal re-reads the edited list or script to check it, so
+		// thousands of copies of one flag would cost seconds per copy.
+		return nil, fmt.Errorf("remove --%s: it is given %d times, more than the %d a fix removes: %w", canon, n, maxRemovals, ErrUnsafe)
+	}
 	var edits []finding.Edit
 	for i, f := range c.Flags {
 		if f.Name != canon {
@@ -69,6 +80,10 @@ func (c *Command) RemoveFlag(name string) ([]finding.Edit, error) {
 	}
 	return edits, nil
 }
+
+// maxRemovals is the most occurrences of one flag RemoveFlag deletes; a
+// command line repeating a flag more often gets no fix.
+const maxRemovals = 32
 
 // editable refuses edits to a script whose quoting is broken: where a new
 // word would land is not knowable.

@@ -18,7 +18,12 @@ import (
 func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileResult, error) {
 	fr := FileResult{Path: path, Kind: source.KindUnknown, Data: data}
 	proj := l.project(path)
-	lim, _ := l.limits(proj)
+	lim, timeout := l.limits(proj)
+	// The timeout bounds all of the file's work - parsing, schema checks,
+	// evaluation, fixes - checked between stages; each stage is linear or
+	// capped, so none runs long past it.
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	f, err := source.Parse(path, data, lim)
 	var perr *source.Error
 	if err != nil {
@@ -50,6 +55,11 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	params := l.ruleParams(proj)
 	headroom := headroomParam(params)
 	for _, s := range subjects {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			fr.Findings = append(fr.Findings, l.timeoutFinding(s, "checking this file", timeout))
+			fr.incomplete = true
+			break
+		}
 		s.tgt.Headroom = headroom
 		if s.launcher != nil && s.tgt.GPUsAt != nil {
 			fr.related = append(fr.related, s.launcher.digest())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/gpulint/gpulint/internal/check"
 	"github.com/gpulint/gpulint/internal/finding"
@@ -155,22 +156,39 @@ func (s *subject) input(params map[string]any) map[string]any {
 // into findings.
 func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any) ([]finding.Finding, bool, error) {
 	_, timeout := l.limits(l.project(s.file.Path))
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	results, err := l.deps.Engine.Eval(ctx, s.kind, s.input(params))
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return []finding.Finding{l.timeoutFinding(s, "policy evaluation", timeout)}, true, nil
+		}
+		var merr *check.MemoryError
+		if errors.As(err, &merr) {
 			r, _ := l.deps.Catalog.Lookup("limit-exceeded")
-			f := l.stamp(r, finding.Finding{
-				Message: fmt.Sprintf("policy evaluation took longer than %s and was stopped; results for this document are incomplete", timeout),
+			return []finding.Finding{l.stamp(r, finding.Finding{
+				Message: fmt.Sprintf("%v and was stopped; results for this document are incomplete", merr),
 				Range:   s.docStart(),
-			}, "")
-			return []finding.Finding{f}, true, nil
+			}, "")}, true, nil
 		}
 		return nil, false, fmt.Errorf("%s: %w", s.file.Path, err)
 	}
 	out := make([]finding.Finding, 0, len(results))
+	cut := false
 	for _, r := range results {
+		// Placing a fix re-reads the edited file; past the deadline the
+		// remaining findings are reported without one.
+		if !cut && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cut = true
+			out = append(out, l.timeoutFinding(s, "placing fixes", timeout))
+		}
+		if r.Invalid != "" {
+			f := l.stamp(r.Rule, finding.Finding{
+				Message: fmt.Sprintf("policy %s returned a finding gpulint cannot read: %s", r.Rule.File, r.Invalid),
+				Range:   s.docStart(),
+			}, "")
+			f.Severity = finding.SeverityError
+			out = append(out, f)
+			continue
+		}
 		f := l.stamp(r.Rule, finding.Finding{
 			Message: r.Message,
 			Range:   s.locate(r.Path),
@@ -179,7 +197,7 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 		for _, rel := range r.Related {
 			f.Related = append(f.Related, finding.Related{Range: s.locateRelated(rel), Message: rel.Message})
 		}
-		if len(r.Patch) > 0 {
+		if len(r.Patch) > 0 && !cut {
 			msg := r.FixMessage
 			if msg == "" {
 				msg = "apply the suggested change"
@@ -190,5 +208,15 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 		}
 		out = append(out, f)
 	}
-	return out, false, nil
+	return out, cut, nil
+}
+
+// timeoutFinding reports a document whose checks ran past the file's
+// timeout.
+func (l *Linter) timeoutFinding(s *subject, stage string, timeout time.Duration) finding.Finding {
+	r, _ := l.deps.Catalog.Lookup("limit-exceeded")
+	return l.stamp(r, finding.Finding{
+		Message: fmt.Sprintf("%s took longer than %s and was stopped; results for this document are incomplete", stage, timeout),
+		Range:   s.docStart(),
+	}, "")
 }

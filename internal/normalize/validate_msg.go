@@ -107,8 +107,14 @@ func lastKey(path []any) string {
 // didYouMean returns the candidate closest to s when it is close enough to
 // be a likely typo: an edit distance of at most a third of the longer
 // name (at least 1, at most 4), or the same name up to case, '-' and '_',
-// or one name extending the other by at most half its length.
+// or one name extending the other by at most half its length. A name
+// longer than maxSuggestLen gets no suggestion: no schema name is that
+// long, and the edit distance costs len(s) x len(candidate) per candidate,
+// which a hostile megabyte-long key would turn into seconds.
 func didYouMean(s string, candidates []string) string {
+	if len(s) > maxSuggestLen {
+		return ""
+	}
 	best, bestD := "", 1<<30
 	fold := foldName(s)
 	for _, c := range candidates {
@@ -131,6 +137,10 @@ func didYouMean(s string, candidates []string) string {
 	}
 	return best
 }
+
+// maxSuggestLen is the longest name did-you-mean compares: four times the
+// longest key any schema or vLLM option has.
+const maxSuggestLen = 128
 
 // nameFolder drops the separators did-you-mean ignores; built once (a
 // Replacer builds its tables on first use, which per call was 3% of a
