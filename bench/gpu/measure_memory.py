@@ -5,7 +5,7 @@ checked against measurements it was not built from.
 
 Models are built from their configs with random weights (no downloads): the
 dimensions are those of gpulint's model catalog (tuner/catalog_data.go),
-which match the models' public config.json files. Each setup runs in a fresh
+which cites each model's config.json or model card. Each setup runs in a fresh
 subprocess (clean caching allocator, own CUDA context) and takes a few
 optimizer steps on random token ids; the row records every input needed to
 restate it as a `gpulint estimate` command.
@@ -579,6 +579,7 @@ def fake_child(spec):
                                                       nvml_proc_used=None, device_free=0)}
         return res
     est = rough_bytes(spec) - int(1.5 * GiB)
+    # one setup "runs out of memory" while sharing the GPU, to exercise the solo rerun
     if "q05-amp-mb8-s512" in spec["id"] and not spec.get("retry_of_contaminated"):
         res.update(status="oom", error="fake contaminated OOM", at_failure=dict(device_free=1 * GiB))
         return res
