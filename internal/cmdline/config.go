@@ -17,11 +17,23 @@ import (
 // and []any for Multi options. JSON options stay strings; dotted JSON
 // sub-keys ("compilation-config.level") are decoded as JSON when they can
 // be. Unknown flags keep their string value (true when given bare). A
-// value that does not convert, or holds an unexpanded variable, stays a
-// string. When a flag is repeated the last one wins, as in vLLM.
+// value that does not convert stays a string. A value holding variables
+// is read with them expanded from the container's env; one that cannot be
+// expanded is left out (see Unknown), as it is not known, not wrong. When
+// a flag is repeated the last one wins, as in vLLM.
 func (c *Command) Config() map[string]any {
 	out := make(map[string]any, len(c.Flags)+1)
 	for _, f := range c.Flags {
+		if f.Dynamic {
+			if f.Unknown {
+				delete(out, f.Name)
+				continue
+			}
+			f.Value, f.Dynamic = f.Expanded, false
+			if f.Values != nil {
+				f.Values = strings.Fields(f.Expanded)
+			}
+		}
 		out[f.Name] = flagValue(f)
 	}
 	if c.Model != "" {
@@ -56,8 +68,6 @@ func flagValue(f Flag) any {
 		return f.Value
 	case !f.HasValue:
 		return nil
-	case f.Dynamic:
-		return f.Value
 	case opt.Multi:
 		vals := f.Values
 		out := make([]any, len(vals))

@@ -139,7 +139,7 @@ func TestConfig(t *testing.T) {
 			yaml: "command: [vllm, serve, m, --my-flag, v, --bare-unknown, --max-model-len, auto, -tp, \"$(TP)\", --port, \"1\", --port, \"2\", --enable-chunked-prefill=False, --max-num-seqs]\n",
 			want: map[string]any{
 				"model": "m", "my-flag": "v", "bare-unknown": true, "max-model-len": "auto",
-				"tensor-parallel-size": "$(TP)", "port": int64(2), "enable-chunked-prefill": false,
+				"port": int64(2), "enable-chunked-prefill": false, // $(TP): no env, unknown
 				"max-num-seqs": nil,
 			},
 		},

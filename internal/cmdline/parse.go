@@ -55,6 +55,12 @@ type Flag struct {
 	Abbrev bool
 	// Dynamic marks a value holding a shell or Kubernetes $(VAR) expansion.
 	Dynamic bool
+	// Expanded is a Dynamic value with its variables replaced from the
+	// container's env (see expand.go); Unknown marks a Dynamic value that
+	// cannot be expanded (valueFrom, an unknown variable, a command
+	// substitution). Value keeps the text as written.
+	Expanded string
+	Unknown  bool
 	// NameSpan covers the name as written; ValueSpan the value as written
 	// (shell quotes included; for FormSeparate in a list, the value
 	// item's content).
@@ -113,6 +119,9 @@ func (c *Command) parse(its []item, allowModel bool) {
 	if allowModel && len(its) > 0 && !isOptionLike(its[0].text) && its[0].text != "--" {
 		c.modelIt = 0
 		c.Model = its[0].text
+		if its[0].dynamic {
+			c.Model, c.modelUnknown = c.expandValue(its[0], 0)
+		}
 		c.ModelSpan = c.itemSpan(its[0])
 		i = 1
 	}
@@ -135,6 +144,9 @@ func (c *Command) parse(its []item, allowModel bool) {
 	if c.modelIt < 0 {
 		if f, ok := c.Lookup("model"); ok && f.HasValue {
 			c.Model, c.ModelSpan = f.Value, f.ValueSpan
+			if f.Dynamic {
+				c.Model, c.modelUnknown = f.Expanded, f.Unknown
+			}
 		}
 	}
 }
@@ -196,6 +208,9 @@ func (c *Command) parseFlag(its []item, i int) int {
 	switch {
 	case valStart >= 0:
 		f.HasValue, f.Value, f.Dynamic = true, t[valStart:], it.dynamic
+		if f.Dynamic {
+			f.Expanded, f.Unknown = c.expandValue(it, valStart)
+		}
 		f.Form = FormEquals
 		if nameEnd == valStart {
 			f.Form = FormAttached
@@ -229,11 +244,21 @@ func (c *Command) parseFlag(its []item, i int) int {
 	if len(vals) > 0 {
 		f.HasValue, f.Form = true, FormSeparate
 		texts := make([]string, len(vals))
+		expanded := make([]string, len(vals))
 		for k, j := range vals {
 			texts[k] = its[j].text
-			f.Dynamic = f.Dynamic || its[j].dynamic
+			expanded[k] = its[j].text
+			if its[j].dynamic {
+				f.Dynamic = true
+				var unknown bool
+				expanded[k], unknown = c.expandValue(its[j], 0)
+				f.Unknown = f.Unknown || unknown
+			}
 		}
 		f.Value = strings.Join(texts, " ")
+		if f.Dynamic && !f.Unknown {
+			f.Expanded = strings.Join(expanded, " ")
+		}
 		if opt != nil && opt.Multi {
 			f.Values = texts
 		}

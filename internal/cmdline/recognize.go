@@ -41,6 +41,10 @@ type Container struct {
 	// CommandList and ArgsList edit the two lists; either may be nil,
 	// then adding a flag to that list fails with an error.
 	CommandList, ArgsList ListAppender
+	// Env holds the container's environment variables that have a literal
+	// value; those set from valueFrom (or the image) are absent and read
+	// as unknown. See Expand.
+	Env map[string]string
 }
 
 // Launch says how vLLM was started.
@@ -96,6 +100,9 @@ type Command struct {
 	// where it is written.
 	Model     string
 	ModelSpan Span
+	// modelUnknown marks a model given by a variable that cannot be
+	// expanded; Model is then empty.
+	modelUnknown bool
 	// Flags are in source order; a flag given twice appears twice (vLLM
 	// keeps the last).
 	Flags []Flag
@@ -107,6 +114,7 @@ type Command struct {
 	Dynamic []Word
 
 	args     []Arg
+	env      map[string]string
 	maps     []*posMap
 	nCommand int // args[:nCommand] came from the command list
 	lists    [2]ListAppender
@@ -133,6 +141,9 @@ type item struct {
 	rs, re  int   // raw extent in args[arg].Text (quotes included)
 	tok     int   // index into Command.toks; -1 for argv elements
 	dynamic bool  // only an expansion, or a value holding one
+	// exps are the [from, to) ranges of text that Kubernetes or the shell
+	// expands (see expand).
+	exps [][2]int
 }
 
 // vllmImage matches images whose ENTRYPOINT runs `vllm serve`: any
@@ -160,6 +171,7 @@ func IsVLLMImage(image string) bool {
 func Recognize(ct Container) *Command {
 	c := newCommand(ct.File, append(append([]Arg(nil), ct.Command...), ct.Args...))
 	c.Image = ct.Image
+	c.env = ct.Env
 	c.nCommand = len(ct.Command)
 	c.lists = [2]ListAppender{ct.CommandList, ct.ArgsList}
 	argv := c.argvItems()
@@ -243,15 +255,16 @@ func (c *Command) argvItems() []item {
 		for k := range offs {
 			offs[k] = k
 		}
+		exps := kubeRefs(a.Text)
 		its[i] = item{text: a.Text, arg: i, offs: offs, rs: 0, re: len(a.Text), tok: -1,
-			dynamic: strings.Contains(a.Text, "$(")}
+			dynamic: strings.Contains(a.Text, "$("), exps: exps}
 	}
 	return its
 }
 
 func (c *Command) wordItem(arg, tok int) item {
 	t := c.toks[tok]
-	return item{text: t.Text, arg: arg, offs: t.offs, rs: t.Start, re: t.End, tok: tok, dynamic: t.Dynamic}
+	return item{text: t.Text, arg: arg, offs: t.offs, rs: t.Start, re: t.End, tok: tok, dynamic: t.Dynamic, exps: t.exps}
 }
 
 // recognizeArgv finds a vLLM launch at the start of argv, directly or as a

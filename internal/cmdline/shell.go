@@ -32,6 +32,10 @@ var ErrUnterminated = errors.New("unterminated quote or expansion")
 type lexWord struct {
 	Token
 	offs []int
+	// exps are the [from, to) byte ranges of Text holding an expansion
+	// the shell performs ($VAR, ${...}, $(...), `...`); a $ in single
+	// quotes is literal and not listed.
+	exps [][2]int
 }
 
 // ParseShell splits a POSIX shell script into words and operators, keeping
@@ -180,6 +184,9 @@ loop:
 					i += 2
 				case d == '$' || d == '`':
 					n, ok := expansionLen(s[i:])
+					if n > 1 {
+						w.exps = append(w.exps, [2]int{len(b), len(b) + n})
+					}
 					addRange(i, i+n)
 					w.Dynamic = w.Dynamic || n > 1
 					i += n
@@ -197,6 +204,9 @@ loop:
 			}
 		case c == '$' || c == '`':
 			n, ok := expansionLen(s[i:])
+			if n > 1 {
+				w.exps = append(w.exps, [2]int{len(b), len(b) + n})
+			}
 			addRange(i, i+n)
 			w.Dynamic = w.Dynamic || n > 1
 			i += n

@@ -223,7 +223,8 @@ func containerFrom(cm map[string]any, path []any, resourcesKey string, shmVolume
 			p := append(clone(ci.Path), resourcesKey, sect, rk)
 			if isGPUCountResource(rk) && rm[rk] != nil {
 				q, integer := QuantityInt(rm[rk])
-				ci.Resources = append(ci.Resources, GPUResource{Name: rk, Section: sect, Value: rm[rk], Count: q, Integer: integer, Path: p})
+				ci.Resources = append(ci.Resources, GPUResource{Name: rk, Section: sect, Value: rm[rk], Count: q, Integer: integer,
+					Placeholder: IsPlaceholder(rm[rk]), Path: p})
 			}
 			n, ok := ToInt(rm[rk])
 			if !ok {

@@ -78,7 +78,11 @@ type GPUResource struct {
 	Value   any    // as parsed
 	Count   int64  // the quantity, when Integer
 	Integer bool   // a whole, non-negative number (Kubernetes rejects anything else)
-	Path    []any
+	// Placeholder marks a value that is only a template variable ($GPUS,
+	// ${GPUS}): rendered before apply, so its quantity is unknown, not
+	// invalid.
+	Placeholder bool
+	Path        []any
 }
 
 // VLLMParallel are a vLLM server's parallel sizes (absent flags are 1).

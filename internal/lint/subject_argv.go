@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gpulint/gpulint/internal/check"
 	"github.com/gpulint/gpulint/internal/cmdline"
@@ -227,6 +228,7 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 				Image:   c.Image,
 				Command: argsOf(s.file, cn.Get("command")),
 				Args:    argsOf(s.file, cn.Get("args")),
+				Env:     literalEnv(cn.Get("env")),
 			}
 			if cn.Get("command") != nil {
 				ct.CommandList = listEditor{file: s.file, doc: s.doc, path: append(clone(c.Path), "command")}
@@ -257,6 +259,11 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 				h.MIGProfile = m.Profile
 			}
 			vs.tgt = l.resolveTarget(s.file.Path, proj, vs.work, h)
+			if sizesUnknown(cmd) {
+				// A flag that sizes memory is set at run time from a value
+				// the manifest does not state: no memory verdict can hold.
+				vs.tgt.Model = nil
+			}
 			fs = append(fs, l.schemaFindings(vs, "vllm")...)
 			out = append(out, vs)
 		}
@@ -273,4 +280,49 @@ func kserveVLLM(s *subject, c kube.Container, ct cmdline.Container) (*cmdline.Co
 	key, _ := c.Path[len(c.Path)-1].(string)
 	spec, _ := kube.LookupAt(s.value, c.Path).(map[string]any)
 	return cmdline.KServeVLLM(s.file.Path, key, spec, ct)
+}
+
+// literalEnv reads a container's env list: the variables with a literal
+// value, which Kubernetes and a shell in the container expand in command
+// and args. A variable set from valueFrom, or whose value refers to
+// another with $(NAME), is left out: its value is unknown here.
+func literalEnv(list *source.Node) map[string]string {
+	if list == nil || list.Kind != source.SeqNode {
+		return nil
+	}
+	env := map[string]string{}
+	for _, it := range list.Items {
+		if it.Kind != source.MapNode {
+			continue
+		}
+		n, v := it.Get("name"), it.Get("value")
+		if n == nil || n.Kind != source.ScalarNode {
+			continue
+		}
+		if v == nil || v.Kind != source.ScalarNode || it.Get("valueFrom") != nil || strings.Contains(v.Text, "$(") {
+			delete(env, n.Text) // a later definition wins
+			continue
+		}
+		env[n.Text] = v.Text
+	}
+	return env
+}
+
+// memoryFlags are the vLLM options a memory estimate rests on.
+var memoryFlags = map[string]bool{
+	"model": true, "max-model-len": true, "tensor-parallel-size": true, "pipeline-parallel-size": true,
+	"data-parallel-size": true, "gpu-memory-utilization": true, "max-num-seqs": true,
+	"max-num-batched-tokens": true, "quantization": true, "dtype": true, "kv-cache-dtype": true,
+	"cpu-offload-gb": true, "kv-cache-memory": true,
+}
+
+// sizesUnknown reports whether an option a memory estimate rests on is set
+// from a variable whose value the manifest does not state.
+func sizesUnknown(cmd *cmdline.Command) bool {
+	for _, name := range cmd.Unknown() {
+		if memoryFlags[name] {
+			return true
+		}
+	}
+	return false
 }

@@ -37,7 +37,8 @@ func containerInput(c kube.Container) map[string]any {
 	}
 	res := make([]any, 0, len(c.Resources))
 	for _, r := range c.Resources {
-		rm := map[string]any{"name": r.Name, "section": r.Section, "value": r.Value, "integer": r.Integer, "path": r.Path}
+		rm := map[string]any{"name": r.Name, "section": r.Section, "value": r.Value, "integer": r.Integer,
+			"placeholder": r.Placeholder, "path": r.Path}
 		if r.Integer {
 			rm["count"] = r.Count
 		}
@@ -79,6 +80,9 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 		ps = append(ps, pm)
 	}
 	k8s["pods"] = ps
+	if ev, ok := kube.Template(s.value); ok {
+		k8s["template"] = map[string]any{"value": ev.Value, "path": ev.Path}
+	}
 	for _, v := range vs {
 		for i, p := range pods {
 			for j, c := range p.Containers {

@@ -12,7 +12,10 @@
 #     kubectl apply or, inside a Helm chart or an operator's custom
 #     resource, when the controller creates the pod - often noticed only
 #     as a workload that never starts. Fractional GPUs come only from MIG
-#     or from the device plugin's time-slicing.
+#     or from the device plugin's time-slicing. A quantity that is only a
+#     template variable ($GPU_PER_NODE, ${GPUS}, a sed stand-in such as
+#     NUM_GPUS) is filled in before apply: it is unknown, not invalid, and
+#     not reported.
 #   remediation: >-
 #     Give nvidia.com/gpu (and nvidia.com/mig-*, amd.com/gpu) a whole
 #     number in resources.limits; drop requests or make them equal.
@@ -36,6 +39,7 @@ findings contains f if {
 	some c in containers
 	some r in c.resources
 	not r.integer
+	not r.placeholder # $GPUS in a template: unknown until rendered, not invalid
 	f := lib.finding(r.path, sprintf("%s is %s in container %q's %s: extended resources must be whole numbers, so Kubernetes rejects the pod (fractional GPUs come only from MIG or time-slicing)", [r.name, shown(r.value), c.name, r.section]))
 }
 

@@ -37,3 +37,10 @@ test_equal_quiet if {
 		{"name": "nvidia.com/gpu", "section": "limits", "value": 1, "integer": true, "count": 1, "path": lim},
 	])}
 }
+
+test_template_variable_quiet if {
+	count(k8s001.findings) == 0 with input as {"k8s": pods([
+		{"name": "nvidia.com/gpu", "section": "requests", "value": "$GPUS", "integer": false, "placeholder": true, "path": req},
+		{"name": "nvidia.com/gpu", "section": "limits", "value": "${GPUS}", "integer": false, "placeholder": true, "path": lim},
+	])}
+}

@@ -13,10 +13,12 @@
 #     resolved, the reference in the input string will be unchanged"). A
 #     token written that way reaches the server as the literal text
 #     "$HF_TOKEN": the pod gets its GPUs, then the gated-model download
-#     fails with 401. Manifests meant to be rendered with envsubst first are
-#     the usual source; linting them unrendered shows the risk. Only values
-#     that are nothing but such a reference are reported: inside a longer
-#     value the reference may be meant for an entrypoint that evals it.
+#     fails with 401. Only values that are nothing but such a reference are
+#     reported: inside a longer value the reference may be meant for an
+#     entrypoint that evals it. A manifest that is evidently a template - a
+#     variable where Kubernetes needs a real value, such as a GPU quantity,
+#     replicas or an image - is rendered (envsubst, sed) before it is
+#     applied, which fills these values too, so the rule stays quiet there.
 #   remediation: >-
 #     Take secrets from a Secret (valueFrom.secretKeyRef), write references
 #     to other container variables as $(NAME), or render the file (envsubst)
@@ -38,6 +40,7 @@ import data.gpulint.lib
 shell_ref := `^\s*\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)\s*$`
 
 findings contains f if {
+	not input.k8s.template # the renderer fills the variable before apply
 	some pod in input.k8s.pods
 	some c in pod.containers
 	env := object.get(input.doc, array.concat(c.path, ["env"]), [])

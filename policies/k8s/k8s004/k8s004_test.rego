@@ -34,3 +34,8 @@ test_escaped_and_plain_quiet if {
 		{"name": "C", "valueFrom": {"secretKeyRef": {"name": "hf", "key": "token"}}},
 	])
 }
+
+test_template_manifest_quiet if {
+	tmpl := object.union(inp([{"name": "HF_TOKEN", "value": "$HF_TOKEN"}]), {"k8s": {"template": {"value": "$GPUS", "path": ["spec", "containers", 0, "resources", "limits", "nvidia.com/gpu"]}}})
+	count(k8s004.findings) == 0 with input as tmpl
+}
