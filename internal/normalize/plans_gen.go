@@ -617,7 +617,7 @@ func planAccelerate() *schemaNode {
 	n106 := &schemaNode{kind: nodeLeaf, desc: "null", check: &valueCheck{op: checkLit, lit: nil}}
 	n107 := &schemaNode{kind: nodeUnion, desc: "null or a mapping", structAlts: []*schemaNode{n105}, leafAlt: n106}
 	f79 := &schemaField{name: "ipex_config", node: n107}
-	n108 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 0", check: &valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE}, &valueCheck{op: checkKind, kinds: kindInt}}}}
+	n108 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 0 or null", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE}, &valueCheck{op: checkKind, kinds: kindInt}}}, &valueCheck{op: checkLit, lit: nil}}}}
 	f80 := &schemaField{name: "machine_rank", node: n108}
 	n109 := &schemaNode{kind: nodeLeaf, desc: "a string or null", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkKind, kinds: kindString}, &valueCheck{op: checkLit, lit: nil}}}}
 	f81 := &schemaField{name: "main_process_ip", node: n109}
@@ -653,10 +653,10 @@ func planAccelerate() *schemaNode {
 	n126 := &schemaNode{kind: nodeLeaf, desc: "null", check: &valueCheck{op: checkLit, lit: nil}}
 	n127 := &schemaNode{kind: nodeUnion, desc: "null or a mapping", structAlts: []*schemaNode{n125}, leafAlt: n126}
 	f95 := &schemaField{name: "mpirun_config", node: n127}
-	n128 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 1", check: &valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE, num: 1}, &valueCheck{op: checkKind, kinds: kindInt}}}}
+	n128 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 1 or null", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE, num: 1}, &valueCheck{op: checkKind, kinds: kindInt}}}, &valueCheck{op: checkLit, lit: nil}}}}
 	f96 := &schemaField{name: "num_machines", node: n128}
-	n129 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 1 or -1", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE, num: 1}, &valueCheck{op: checkKind, kinds: kindInt}}}, &valueCheck{op: checkLit, lit: int64(-1)}}}}
-	f97 := &schemaField{name: "num_processes", node: n129}
+	n129 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 1 or one of null, -1", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE, num: 1}, &valueCheck{op: checkKind, kinds: kindInt}}}, &valueCheck{op: checkLit, lit: int64(-1)}, &valueCheck{op: checkLit, lit: nil}}}}
+	f97 := &schemaField{name: "num_processes", node: n129, want: "an integer >= 1, -1 or null"}
 	n130 := &schemaNode{kind: nodeLeaf, desc: "one of \"allgather\", \"alltoall\"", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkLit, lit: "allgather"}, &valueCheck{op: checkLit, lit: "alltoall"}}}}
 	f98 := &schemaField{name: "parallelism_config_cp_comm_strategy", node: n130}
 	n131 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 1", check: &valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE, num: 1}, &valueCheck{op: checkKind, kinds: kindInt}}}}
