@@ -1795,7 +1795,7 @@ func planWorkload() *schemaNode {
 	f14 := &schemaField{name: "device", node: n15}
 	n16 := &schemaNode{kind: nodeLeaf, desc: "a string", check: &valueCheck{op: checkKind, kinds: kindString}}
 	f15 := &schemaField{name: "distributed_type", node: n16}
-	n17 := &schemaNode{kind: nodeLeaf, desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"pytorch\", \"transformers\", \"torchtune\", \"gpt-neox\", \"unknown\"", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkLit, lit: "deepspeed"}, &valueCheck{op: checkLit, lit: "accelerate"}, &valueCheck{op: checkLit, lit: "vllm"}, &valueCheck{op: checkLit, lit: "pytorch"}, &valueCheck{op: checkLit, lit: "transformers"}, &valueCheck{op: checkLit, lit: "torchtune"}, &valueCheck{op: checkLit, lit: "gpt-neox"}, &valueCheck{op: checkLit, lit: "unknown"}}}}
+	n17 := &schemaNode{kind: nodeLeaf, desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"pytorch\", \"transformers\", \"torchtune\", \"gpt-neox\", \"ms-swift\", \"unknown\"", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkLit, lit: "deepspeed"}, &valueCheck{op: checkLit, lit: "accelerate"}, &valueCheck{op: checkLit, lit: "vllm"}, &valueCheck{op: checkLit, lit: "pytorch"}, &valueCheck{op: checkLit, lit: "transformers"}, &valueCheck{op: checkLit, lit: "torchtune"}, &valueCheck{op: checkLit, lit: "gpt-neox"}, &valueCheck{op: checkLit, lit: "ms-swift"}, &valueCheck{op: checkLit, lit: "unknown"}}}}
 	f16 := &schemaField{name: "framework", required: true, node: n17}
 	n18 := &schemaNode{kind: nodeLeaf, desc: "true or false", check: &valueCheck{op: checkKind, kinds: kindBool}}
 	f17 := &schemaField{name: "cpu_offload", required: true, node: n18}
@@ -1847,7 +1847,7 @@ func planWorkload() *schemaNode {
 	f40 := &schemaField{name: "method", node: n41}
 	n42 := &schemaNode{kind: nodeStruct, desc: "a mapping", fields: map[string]*schemaField{"bits": f39, "method": f40}, names: []string{"bits", "method"}, required: []string{"bits"}, unknown: "error", note: "the workload model has no such field"}
 	f41 := &schemaField{name: "quantization", node: n42}
-	n43 := &schemaNode{kind: nodeLeaf, desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\"", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkLit, lit: "trainer"}, &valueCheck{op: checkLit, lit: "axolotl"}, &valueCheck{op: checkLit, lit: "llamafactory"}, &valueCheck{op: checkLit, lit: "torchtune"}, &valueCheck{op: checkLit, lit: "gpt-neox"}}}}
+	n43 := &schemaNode{kind: nodeLeaf, desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\", \"accelerate-loop\", \"ms-swift\", \"unknown\"", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkLit, lit: "trainer"}, &valueCheck{op: checkLit, lit: "axolotl"}, &valueCheck{op: checkLit, lit: "llamafactory"}, &valueCheck{op: checkLit, lit: "torchtune"}, &valueCheck{op: checkLit, lit: "gpt-neox"}, &valueCheck{op: checkLit, lit: "accelerate-loop"}, &valueCheck{op: checkLit, lit: "ms-swift"}, &valueCheck{op: checkLit, lit: "unknown"}}}}
 	f42 := &schemaField{name: "recipe", node: n43}
 	n44 := &schemaNode{kind: nodeLeaf, desc: "one of \"train\", \"serve\", \"unknown\"", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkLit, lit: "train"}, &valueCheck{op: checkLit, lit: "serve"}, &valueCheck{op: checkLit, lit: "unknown"}}}}
 	f43 := &schemaField{name: "role", required: true, node: n44}
