@@ -11,7 +11,45 @@ const (
 	RecipeLlamaFactory = "llamafactory" // LLaMA-Factory
 	RecipeTorchtune    = "torchtune"    // torchtune recipe config
 	RecipeGPTNeoX      = "gpt-neox"     // gpt-neox (brace-delimited YAML, dashed or snake_case keys)
+	// Scripts with their own argument parsers: their keys look like
+	// TrainingArguments but the Trainer never reads them, so precision
+	// and batch do not follow the Trainer's defaults.
+	RecipeAccelerateLoop = "accelerate-loop" // Accelerate training loop (transformers *_no_trainer.py, open-instruct)
+	RecipeSwift          = "ms-swift"        // ms-swift (swift sft/rlhf/megatron --config)
+	RecipeUnknown        = "unknown"         // a recipe no Trainer script reads, of a tool gpulint does not know
 )
+
+// Keys that tell a recipe's script apart from the Hugging Face Trainer.
+// Each is an argument of the script's own parser that TrainingArguments
+// (transformers src/transformers/training_args.py @ 00349ae) does not have
+// and HfArgumentParser would reject:
+//   - accelerateLoopKeys: the argparse options of transformers'
+//     examples/pytorch/*/run_*_no_trainer.py (--with_tracking,
+//     --checkpointing_steps, --num_warmup_steps, --max_train_steps,
+//     --use_slow_tokenizer), kept by scripts built on them such as
+//     allenai/open-instruct open_instruct/finetune.py and dpo_tune_cache.py
+//     (FlatArguments @ afe4bb32: with_tracking, checkpointing_steps,
+//     use_slow_tokenizer). Precision comes from accelerate launch
+//     --mixed_precision and the script's own dtype, not bf16/fp16 keys.
+//   - swiftKeys: ms-swift's own arguments (swift/llm/argument
+//     tuner_args.py train_type, older sft_type, newer tuner_type;
+//     rlhf_args.py rlhf_type). ms-swift derives bf16/fp16 from torch_dtype
+//     and the model's dtype.
+var (
+	accelerateLoopKeys = []string{"with_tracking", "checkpointing_steps", "num_warmup_steps", "max_train_steps", "use_slow_tokenizer"}
+	swiftKeys          = []string{"train_type", "tuner_type", "sft_type", "rlhf_type"}
+)
+
+// HFTrainerFamily reports whether a recipe flavour is read through the
+// Hugging Face Trainer (TrainingArguments semantics for precision, batch
+// and checkpointing keys).
+func HFTrainerFamily(flavour string) bool {
+	switch flavour {
+	case RecipeTrainer, RecipeAxolotl, RecipeLlamaFactory:
+		return true
+	}
+	return false
+}
 
 // Sources of the defaults and spellings below:
 //   - TrainingArguments: transformers src/transformers/training_args.py @
@@ -52,8 +90,27 @@ func Flavour(doc any) string {
 		return RecipeLlamaFactory
 	case neox >= 3:
 		return RecipeGPTNeoX
+	case hasAny(m, swiftKeys):
+		return RecipeSwift
+	case hasAny(m, accelerateLoopKeys):
+		return RecipeAccelerateLoop
+	}
+	// Trainer scripts (TRL's ModelConfig, alignment-handbook, LLaMA-Factory)
+	// name the model model_name_or_path; a recipe that names it "model"
+	// belongs to a script with its own parser.
+	if s, ok := m["model"].(string); ok && s != "" && !has(m, "model_name_or_path") {
+		return RecipeUnknown
 	}
 	return RecipeTrainer
+}
+
+func hasAny(m map[string]any, keys []string) bool {
+	for _, k := range keys {
+		if has(m, k) {
+			return true
+		}
+	}
+	return false
 }
 
 func has(m map[string]any, k string) bool {
@@ -73,17 +130,27 @@ func Finetune(doc any) *Workload {
 		framework = "torchtune"
 	case RecipeGPTNeoX:
 		framework = "gpt-neox"
+	case RecipeAccelerateLoop:
+		framework = "accelerate"
+	case RecipeSwift:
+		framework = "ms-swift"
+	case RecipeUnknown:
+		framework = "unknown"
 	}
 	w := newWorkload("finetune", framework, "train")
 	w.set("recipe", flavour, p())
-	switch flavour {
-	case RecipeTorchtune:
+	switch {
+	case flavour == RecipeTorchtune:
 		torchtuneRecipe(w, doc)
-	case RecipeGPTNeoX:
+	case flavour == RecipeGPTNeoX:
 		neoxRecipe(w, doc)
-	default:
+	case HFTrainerFamily(flavour):
 		hfRecipe(w, doc, flavour)
 	}
+	// Other families: their scripts give precision, batch and
+	// checkpointing keys their own meaning and defaults, so the workload
+	// holds only what does not depend on the family (role, tool) and the
+	// rules that need the rest stay quiet.
 	return w
 }
 

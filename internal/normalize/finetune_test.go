@@ -238,3 +238,36 @@ func TestFinetuneCorpus(t *testing.T) {
 		t.Errorf("recipe flavours (-want +got):\n%s", diff)
 	}
 }
+
+// TestFlavourOwnParsers holds the recipe family to the script that reads
+// the recipe: the Trainer's flavour only for recipes a Trainer script
+// accepts, the script's own family (or unknown) for recipes of scripts
+// with their own argument parsers, whose workload then carries no
+// precision or batch read with the Trainer's defaults.
+func TestFlavourOwnParsers(t *testing.T) {
+	tests := []struct {
+		name, recipe, want string
+		trainerFields      bool
+	}{
+		{"trl recipe", "model_name_or_path: m\nper_device_train_batch_size: 2\nlearning_rate: 1.0e-5\nbf16: true\n", RecipeTrainer, true},
+		{"accelerate loop script", "model_name_or_path: m\nper_device_train_batch_size: 2\nlearning_rate: 1.0e-5\nwith_tracking: true\n", RecipeAccelerateLoop, false},
+		{"accelerate loop by its checkpoint option", "model_name_or_path: m\nnum_train_epochs: 2\ncheckpointing_steps: epoch\n", RecipeAccelerateLoop, false},
+		{"ms-swift by its tuner option", "model: m\ntuner_type: lora\nnum_train_epochs: 1\n", RecipeSwift, false},
+		{"ms-swift rlhf", "model: m\nrlhf_type: grpo\nper_device_train_batch_size: 1\n", RecipeSwift, false},
+		{"model named model is no trainer script", "model: m\nper_device_train_batch_size: 2\nnum_train_epochs: 1\n", RecipeUnknown, false},
+		{"axolotl stays axolotl", "base_model: m\nmicro_batch_size: 2\n", RecipeAxolotl, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Finetune(recipeValue(t, "recipe.yaml", tc.recipe))
+			if got, _ := w.Get("recipe"); got != tc.want {
+				t.Errorf("recipe = %v, want %s", got, tc.want)
+			}
+			_, hasPrecision := w.Get("precision")
+			_, hasBatch := w.Get("batch.micro")
+			if hasPrecision != tc.trainerFields || hasBatch != tc.trainerFields {
+				t.Errorf("precision set %v, batch set %v; want both %v", hasPrecision, hasBatch, tc.trainerFields)
+			}
+		})
+	}
+}

@@ -621,7 +621,7 @@ func planAccelerate() *plan.SchemaNode {
 	n106 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "null", Check: &plan.ValueCheck{Op: plan.CheckLit, Lit: nil}}
 	n107 := &plan.SchemaNode{Kind: plan.NodeUnion, Desc: "null or a mapping", StructAlts: []*plan.SchemaNode{n105}, LeafAlt: n106}
 	f79 := &plan.SchemaField{Name: "ipex_config", Node: n107}
-	n108 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 0", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	n108 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 0 or null", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}, &plan.ValueCheck{Op: plan.CheckLit, Lit: nil}}}}
 	f80 := &plan.SchemaField{Name: "machine_rank", Node: n108}
 	n109 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string or null", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}, &plan.ValueCheck{Op: plan.CheckLit, Lit: nil}}}}
 	f81 := &plan.SchemaField{Name: "main_process_ip", Node: n109}
@@ -657,10 +657,10 @@ func planAccelerate() *plan.SchemaNode {
 	n126 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "null", Check: &plan.ValueCheck{Op: plan.CheckLit, Lit: nil}}
 	n127 := &plan.SchemaNode{Kind: plan.NodeUnion, Desc: "null or a mapping", StructAlts: []*plan.SchemaNode{n125}, LeafAlt: n126}
 	f95 := &plan.SchemaField{Name: "mpirun_config", Node: n127}
-	n128 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	n128 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1 or null", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}, &plan.ValueCheck{Op: plan.CheckLit, Lit: nil}}}}
 	f96 := &plan.SchemaField{Name: "num_machines", Node: n128}
-	n129 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1 or -1", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(-1)}}}}
-	f97 := &plan.SchemaField{Name: "num_processes", Node: n129}
+	n129 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1 or one of null, -1", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(-1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: nil}}}}
+	f97 := &plan.SchemaField{Name: "num_processes", Node: n129, Want: "an integer >= 1, -1 or null"}
 	n130 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"allgather\", \"alltoall\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "allgather"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "alltoall"}}}}
 	f98 := &plan.SchemaField{Name: "parallelism_config_cp_comm_strategy", Node: n130}
 	n131 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
@@ -1799,7 +1799,7 @@ func planWorkload() *plan.SchemaNode {
 	f14 := &plan.SchemaField{Name: "device", Node: n15}
 	n16 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
 	f15 := &plan.SchemaField{Name: "distributed_type", Node: n16}
-	n17 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"pytorch\", \"transformers\", \"torchtune\", \"gpt-neox\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "deepspeed"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "vllm"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "pytorch"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "transformers"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
+	n17 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"pytorch\", \"transformers\", \"torchtune\", \"gpt-neox\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "deepspeed"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "vllm"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "pytorch"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "transformers"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
 	f16 := &plan.SchemaField{Name: "framework", Required: true, Node: n17}
 	n18 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
 	f17 := &plan.SchemaField{Name: "cpu_offload", Required: true, Node: n18}
@@ -1851,7 +1851,7 @@ func planWorkload() *plan.SchemaNode {
 	f40 := &plan.SchemaField{Name: "method", Node: n41}
 	n42 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"bits": f39, "method": f40}, Names: []string{"bits", "method"}, Required: []string{"bits"}, Unknown: "error", Note: "the workload model has no such field"}
 	f41 := &plan.SchemaField{Name: "quantization", Node: n42}
-	n43 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "trainer"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "axolotl"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "llamafactory"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}}}}
+	n43 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\", \"accelerate-loop\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "trainer"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "axolotl"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "llamafactory"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate-loop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
 	f42 := &plan.SchemaField{Name: "recipe", Node: n43}
 	n44 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"train\", \"serve\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "train"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "serve"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
 	f43 := &plan.SchemaField{Name: "role", Required: true, Node: n44}

@@ -179,9 +179,13 @@ use_cpu: false
 			want: []string{
 				`distributed_type [error] distributed_type is "MULTI_GPUS"; allowed one of "NO", "MULTI_CPU", "MULTI_GPU", "MULTI_NPU", "MULTI_MLU", "MULTI_SDAA", "MULTI_MUSA", "MULTI_XPU", "MULTI_HPU", "MULTI_NEURON", "DEEPSPEED", "FSDP", "XLA", "MEGATRON_LM" (did you mean "MULTI_GPU"?)`,
 				`mixed_precision [error] mixed_precision is "bf17"; allowed one of "no", "fp16", "bf16", "fp8", null (did you mean "bf16"?)`,
-				`num_processes [error] num_processes is 0; allowed an integer >= 1 or -1`,
+				`num_processes [error] num_processes is 0; allowed an integer >= 1, -1 or null`,
 			}},
 		{name: "num_processes -1 is allowed", schema: "accelerate", doc: `{distributed_type: MULTI_GPU, num_processes: -1}`},
+		// accelerate launch takes null counts from its command line (or
+		// fills them in without a config file): cluster templates rely on it.
+		{name: "null process and machine counts are allowed", schema: "accelerate",
+			doc: `{distributed_type: MULTI_GPU, num_machines: null, num_processes: null, machine_rank: null}`},
 		{name: "keys inside fsdp_config are warnings, with or without the fsdp_ prefix", schema: "accelerate", doc: `
 distributed_type: FSDP
 fsdp_config:

@@ -1,7 +1,9 @@
 package source
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -42,6 +44,42 @@ var deepSpeedKeys = map[string]bool{
 var deepSpeedWeakKeys = map[string]bool{
 	"fp16": true, "bf16": true, "bfloat16": true, "optimizer": true,
 	"scheduler": true, "gradient_accumulation_steps": true,
+}
+
+// deepSpeedTopLevel is every top-level key DeepSpeed reads: the fields of
+// #DeepSpeed in schemas/deepspeed.cue (deepspeedai/DeepSpeed
+// runtime/config.py and constants.py @ edaa722); a test in
+// internal/normalize holds the two together. Keys starting with "_" are
+// comments by convention and count as DeepSpeed's too.
+var deepSpeedTopLevel = map[string]bool{
+	"activation_checkpointing": true, "aio": true, "amp": true, "autotuning": true,
+	"bf16": true, "bfloat16": true, "checkpoint": true, "comet": true,
+	"communication_data_type": true, "comms_config": true, "comms_logger": true,
+	"compile": true, "compression_training": true, "csv_monitor": true,
+	"curriculum_learning": true, "data_efficiency": true, "data_types": true,
+	"dataloader_drop_last": true, "disable_allgather": true, "dump_state": true,
+	"eigenvalue": true, "elasticity": true, "flops_profiler": true, "fp16": true,
+	"gradient_accumulation_steps": true, "gradient_allreduce_op": true,
+	"gradient_clipping": true, "gradient_predivide_factor": true,
+	"graph_harvesting": true, "hybrid_engine": true,
+	"managed_gradient_accumulation": true, "memory_breakdown": true,
+	"monitor_config": true, "nebula": true, "optimizer": true, "pipeline": true,
+	"prescale_gradients": true, "progressive_layer_drop": true,
+	"quantize_training": true, "scheduler": true, "seed": true,
+	"seq_parallel_comm_data_type": true, "seq_parallel_communication_data_type": true,
+	"sequence_parallel_size": true, "sparse_attention": true, "sparse_gradients": true,
+	"steps_per_print": true, "tensor_parallel": true, "tensorboard": true,
+	"timers": true, "torch_autocast": true, "train_batch_size": true,
+	"train_micro_batch_size_per_gpu": true, "use_data_before_expert_parallelism": true,
+	"vocabulary_size": true, "wall_clock_breakdown": true, "wandb": true,
+	"weight_quantization": true, "zero_allow_untested_optimizer": true,
+	"zero_force_ds_cpu_optimizer": true, "zero_optimization": true,
+}
+
+// DeepSpeedTopLevelKeys lists the top-level keys detection takes as
+// DeepSpeed's, for the test that holds them to the schema.
+func DeepSpeedTopLevelKeys() []string {
+	return slices.Sorted(maps.Keys(deepSpeedTopLevel))
 }
 
 // notDeepSpeedKeys mark model-definition configs (gpt-neox, Megatron) that
@@ -87,6 +125,29 @@ var vllmKeys = map[string]bool{
 	"kv-transfer-config": true, "enable-lora": true, "max-lora-rank": true,
 }
 
+// vllmWeakKeys are vLLM options whose names other configs use too (a
+// Hydra or Trainer config with dtype and quantization, a model card with
+// trust_remote_code): without a model named as a string they count
+// towards vLLM only beside an option no other format has.
+var vllmWeakKeys = map[string]bool{
+	"dtype": true, "quantization": true, "trust-remote-code": true,
+	"download-dir": true, "load-format": true, "block-size": true,
+	"served-model-name": true, "enable-lora": true, "max-lora-rank": true,
+	"max-logprobs": true, "disable-log-stats": true, "disable-log-requests": true,
+}
+
+// devicePluginFlags and devicePluginSharing are the keys of the NVIDIA
+// device plugin's flags and sharing blocks (#DPFlags, #DPSharing in
+// schemas/mig.cue): a "version" beside a flags map without any of them is
+// some other tool's config.
+var devicePluginFlags = map[string]bool{
+	"migStrategy": true, "failOnInitError": true, "nvidiaDriverRoot": true,
+	"mpsRoot": true, "gdsEnabled": true, "mofedEnabled": true,
+	"useNodeFeatureAPI": true, "deviceDiscoveryStrategy": true, "plugin": true, "gfd": true,
+}
+
+var devicePluginSharing = map[string]bool{"timeSlicing": true, "mps": true}
+
 // KebabKey turns a snake_case or camelCase option name into the kebab-case
 // long option name vLLM's argument parser uses.
 func KebabKey(k string) string {
@@ -110,14 +171,20 @@ func KebabKey(k string) string {
 // Detect decides a file's kind from its documents' content.
 func Detect(f *File) Kind {
 	for _, d := range f.Docs {
-		if k := detectDoc(d.Root); k != KindUnknown {
+		if k := detectDoc(d.Root, true); k != KindUnknown {
 			return k
 		}
 	}
 	return KindUnknown
 }
 
-func detectDoc(root *Node) Kind {
+// detectDoc classifies one document by keys only its framework has. A
+// document whose keys are mostly someone else's (a Hydra model config with
+// activation_checkpointing and gradient_accumulation_steps among twenty
+// keys of its own) is not DeepSpeed's even if a few names overlap. strict
+// is false for keys scraped from text that did not parse, where nested
+// keys are mixed in with the top level and cannot count against a kind.
+func detectDoc(root *Node, strict bool) Kind {
 	if root == nil || root.Kind != MapNode {
 		return KindUnknown
 	}
@@ -127,10 +194,10 @@ func detectDoc(root *Node) Kind {
 	if root.Get("mig-configs") != nil {
 		return KindMIG
 	}
-	if v := root.Get("version"); v != nil && (root.Get("sharing") != nil || root.Get("flags") != nil) {
+	if v := root.Get("version"); v != nil && (hasAnyKey(root.Get("sharing"), devicePluginSharing) || hasAnyKey(root.Get("flags"), devicePluginFlags)) {
 		return KindMIG
 	}
-	var ds, dsWeak, notDS, acc, vl, dashed int
+	var ds, dsWeak, dsAll, foreign, notDS, acc, vl, vlStrong, dashed int
 	for _, e := range root.Entries {
 		k := e.Key.Text
 		if strings.Contains(k, "-") {
@@ -142,20 +209,32 @@ func detectDoc(root *Node) Kind {
 		case deepSpeedWeakKeys[k]:
 			dsWeak++
 		}
+		if deepSpeedTopLevel[k] || strings.HasPrefix(k, "_") {
+			dsAll++
+		} else {
+			foreign++
+		}
 		if notDeepSpeedKeys[k] {
 			notDS++
 		}
 		if accelerateKeys[k] {
 			acc++
 		}
-		if vllmKeys[KebabKey(k)] {
+		if kk := KebabKey(k); vllmKeys[kk] {
 			vl++
+			if !vllmWeakKeys[kk] {
+				vlStrong++
+			}
 		}
 	}
 	if root.Get("distributed_type") != nil || root.Get("compute_environment") != nil {
 		return KindAccelerate
 	}
-	if notDS == 0 && dashed < 2 && (ds >= 1 || dsWeak >= 2) && acc <= 1 {
+	// DeepSpeed ignores top-level keys it does not know, so a real config
+	// may carry a stray one or two; one whose keys are mostly foreign is
+	// another tool's file that shares a few names with DeepSpeed.
+	mostlyDS := !strict || foreign <= dsAll
+	if notDS == 0 && dashed < 2 && (ds >= 1 || dsWeak >= 2) && acc <= 1 && mostlyDS {
 		return KindDeepSpeed
 	}
 	if isRecipe(root) {
@@ -167,10 +246,23 @@ func detectDoc(root *Node) Kind {
 	if model != nil && model.Kind != ScalarNode {
 		return KindUnknown
 	}
-	if vl >= 2 || (vl >= 1 && model != nil) {
+	if (vl >= 2 && vlStrong >= 1) || (vl >= 1 && model != nil) {
 		return KindVLLM
 	}
 	return KindUnknown
+}
+
+// hasAnyKey reports whether n is a map with at least one of keys.
+func hasAnyKey(n *Node, keys map[string]bool) bool {
+	if n == nil || n.Kind != MapNode {
+		return false
+	}
+	for _, e := range n.Entries {
+		if keys[e.Key.Text] {
+			return true
+		}
+	}
+	return false
 }
 
 // keyPattern finds keys in text that does not parse: "key": in JSON and
@@ -201,5 +293,5 @@ func DetectText(data []byte) Kind {
 			Value: &Node{Kind: ScalarNode, Tag: "null"},
 		})
 	}
-	return detectDoc(root)
+	return detectDoc(root, false)
 }
