@@ -1928,19 +1928,27 @@ func planGpulintConfig() *schemaNode {
 	f16 := &schemaField{name: "gpu", node: n20}
 	n21 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 1", check: &valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE, num: 1}, &valueCheck{op: checkKind, kinds: kindInt}}}}
 	f17 := &schemaField{name: "gpus", node: n21}
-	n22 := &schemaNode{kind: nodeLeaf, desc: "a string", check: &valueCheck{op: checkKind, kinds: kindString}}
-	f18 := &schemaField{name: "model", node: n22}
+	n22 := &schemaNode{kind: nodeLeaf, desc: "one of \"full\", \"lora\", \"qlora\"", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkLit, lit: "full"}, &valueCheck{op: checkLit, lit: "lora"}, &valueCheck{op: checkLit, lit: "qlora"}}}}
+	f18 := &schemaField{name: "method", node: n22}
 	n23 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 1", check: &valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE, num: 1}, &valueCheck{op: checkKind, kinds: kindInt}}}}
-	f19 := &schemaField{name: "nodes", node: n23}
+	f19 := &schemaField{name: "micro_batch", node: n23}
 	n24 := &schemaNode{kind: nodeLeaf, desc: "a string", check: &valueCheck{op: checkKind, kinds: kindString}}
-	n25 := &schemaNode{kind: nodeLeaf, desc: "a string", check: &valueCheck{op: checkKind, kinds: kindString}}
-	n26 := &schemaNode{kind: nodeList, desc: "a list", elem: n24, prefix: []*schemaNode{n25}}
-	f20 := &schemaField{name: "paths", required: true, node: n26}
-	n27 := &schemaNode{kind: nodeStruct, desc: "a mapping", fields: map[string]*schemaField{"gpu": f16, "gpus": f17, "model": f18, "nodes": f19, "paths": f20}, names: []string{"gpu", "gpus", "model", "nodes", "paths"}, required: []string{"paths"}, unknown: "error", note: "gpulint does not read it"}
-	n28 := &schemaNode{kind: nodeList, desc: "a list", elem: n27}
-	f21 := &schemaField{name: "targets", node: n28}
-	n29 := &schemaNode{kind: nodeStruct, desc: "a mapping", fields: map[string]*schemaField{"fail-on": f0, "ignore": f4, "limits": f10, "policies": f11, "rules": f15, "targets": f21}, names: []string{"fail-on", "ignore", "limits", "policies", "rules", "targets"}, unknown: "error", note: "gpulint does not read it"}
-	return n29
+	f20 := &schemaField{name: "model", node: n24}
+	n25 := &schemaNode{kind: nodeLeaf, desc: "one of \"float32\", \"bfloat16\", \"float16\"", check: &valueCheck{op: checkOr, args: []*valueCheck{&valueCheck{op: checkLit, lit: "float32"}, &valueCheck{op: checkLit, lit: "bfloat16"}, &valueCheck{op: checkLit, lit: "float16"}}}}
+	f21 := &schemaField{name: "model_dtype", node: n25}
+	n26 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 1", check: &valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE, num: 1}, &valueCheck{op: checkKind, kinds: kindInt}}}}
+	f22 := &schemaField{name: "nodes", node: n26}
+	n27 := &schemaNode{kind: nodeLeaf, desc: "a string", check: &valueCheck{op: checkKind, kinds: kindString}}
+	n28 := &schemaNode{kind: nodeLeaf, desc: "a string", check: &valueCheck{op: checkKind, kinds: kindString}}
+	n29 := &schemaNode{kind: nodeList, desc: "a list", elem: n27, prefix: []*schemaNode{n28}}
+	f23 := &schemaField{name: "paths", required: true, node: n29}
+	n30 := &schemaNode{kind: nodeLeaf, desc: "an integer >= 1", check: &valueCheck{op: checkAnd, args: []*valueCheck{&valueCheck{op: checkBound, bound: boundGE, num: 1}, &valueCheck{op: checkKind, kinds: kindInt}}}}
+	f24 := &schemaField{name: "seq_len", node: n30}
+	n31 := &schemaNode{kind: nodeStruct, desc: "a mapping", fields: map[string]*schemaField{"gpu": f16, "gpus": f17, "method": f18, "micro_batch": f19, "model": f20, "model_dtype": f21, "nodes": f22, "paths": f23, "seq_len": f24}, names: []string{"gpu", "gpus", "method", "micro_batch", "model", "model_dtype", "nodes", "paths", "seq_len"}, required: []string{"paths"}, unknown: "error", note: "gpulint does not read it"}
+	n32 := &schemaNode{kind: nodeList, desc: "a list", elem: n31}
+	f25 := &schemaField{name: "targets", node: n32}
+	n33 := &schemaNode{kind: nodeStruct, desc: "a mapping", fields: map[string]*schemaField{"fail-on": f0, "ignore": f4, "limits": f10, "policies": f11, "rules": f15, "targets": f25}, names: []string{"fail-on", "ignore", "limits", "policies", "rules", "targets"}, unknown: "error", note: "gpulint does not read it"}
+	return n33
 }
 
 // planGpuCatalog builds the checks of the "gpu-catalog" schema.
