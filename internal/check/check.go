@@ -357,7 +357,10 @@ type Result struct {
 	Message string
 	// Level, when set, is the severity the rule chose among its
 	// metadata's allowed levels.
-	Level   string
+	Level string
+	// Inputs, when set, are the inputs this finding's verdict rests on
+	// (a subset of the rule's metadata inputs); unset means all of them.
+	Inputs  []string
 	Patch   []Op
 	Related []RelatedPath
 	// FixMessage describes the patch ("set dtype to bfloat16").
@@ -682,6 +685,14 @@ func decodeOne(rule *rules.Rule, m map[string]any) (Result, error) {
 		}
 	}
 	r.Level, _ = m["level"].(string)
+	if xs, ok := m["inputs"].([]any); ok {
+		r.Inputs = []string{}
+		for _, x := range xs {
+			if s, ok := x.(string); ok {
+				r.Inputs = append(r.Inputs, s)
+			}
+		}
+	}
 	r.FixMessage, _ = m["fix"].(string)
 	if x, ok := m["patch"]; ok && x != nil {
 		ps, ok := x.([]any)

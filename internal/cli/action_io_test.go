@@ -329,6 +329,7 @@ func TestActionInputs(t *testing.T) {
 // among them.
 func TestLintFormats(t *testing.T) {
 	dir := t.TempDir()
+	write(t, dir, ".gpulint.yaml", statedProject)
 	p := write(t, dir, "ds.json", fp32DS)
 	tests := []struct{ format, wantPrefix string }{
 		{"github", "::warning file=" + filepath.ToSlash(p) + ",line=3,col=12"},

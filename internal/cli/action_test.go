@@ -47,6 +47,9 @@ func newActionRun(t *testing.T, apiURL, event string, files map[string]string) *
 	for name, content := range files {
 		write(t, a.ws, name, content)
 	}
+	if _, ok := files[".gpulint.yaml"]; !ok {
+		write(t, a.ws, ".gpulint.yaml", statedProject)
+	}
 	for _, p := range []string{a.output, a.summary} {
 		if err := os.WriteFile(p, nil, 0o644); err != nil {
 			t.Fatal(err)

@@ -53,11 +53,17 @@ const fp32DS = `{
 }
 `
 
+// statedProject states the load dtype fp32DS's training script uses, so
+// that the full-FP32 verdict on it is certain: a warning, not the info a
+// DeepSpeed file alone gets (its dtype is the script's).
+const statedProject = "targets:\n  - paths: [\"**\"]\n    model_dtype: float32\n"
+
 const cleanDS = `{"train_micro_batch_size_per_gpu": 4, "bf16": {"enabled": true}}
 `
 
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
+	write(t, dir, ".gpulint.yaml", statedProject)
 	bad := write(t, dir, "bad.json", fp32DS)
 	clean := write(t, dir, "clean.json", cleanDS)
 	broken := write(t, dir, "broken.json", "{\"train_batch_size\": }")
@@ -100,6 +106,7 @@ func TestExitCodes(t *testing.T) {
 // field, including unknown files being listed.
 func TestJSONContract(t *testing.T) {
 	dir := t.TempDir()
+	write(t, dir, ".gpulint.yaml", statedProject)
 	write(t, dir, "ds.json", fp32DS)
 	write(t, dir, "notes.yaml", "title: not a GPU config\n")
 	stdout, stderr, code := run(t, false, nil, "lint", "--format", "json", "--gpu", "A100-80GB", dir)
@@ -162,6 +169,7 @@ func TestJSONContract(t *testing.T) {
 
 func TestTextOutputAndColor(t *testing.T) {
 	dir := t.TempDir()
+	write(t, dir, ".gpulint.yaml", statedProject)
 	p := write(t, dir, "ds.json", fp32DS)
 	tests := []struct {
 		name      string
@@ -240,6 +248,7 @@ func TestProjectFile(t *testing.T) {
 // diff mode writes nothing, so it exits by the findings as they are.
 func TestFixExitCodes(t *testing.T) {
 	dir := t.TempDir()
+	write(t, dir, ".gpulint.yaml", statedProject)
 	p := write(t, dir, "ds.json", fp32DS)
 	out, _, code := run(t, false, nil, "fix", "--gpu", "H100", "--fail-on", "warning", p)
 	if code != 1 || !strings.Contains(out, `+  "bf16": {`) {

@@ -70,6 +70,14 @@ type TargetRule struct {
 	GPUs  int
 	Nodes int
 	Model string
+	// Inputs a file may leave to its training script, stated here so the
+	// verdicts that rest on them need not assume them: the sequence
+	// length, the micro batch per GPU, the training method (full, lora or
+	// qlora) and the dtype the script loads the model in.
+	SeqLen     int
+	MicroBatch int
+	Method     string
+	ModelDtype string
 }
 
 // RuleSetting turns a rule off or changes its severity and parameters.
@@ -138,6 +146,14 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 		if n, ok := tm["nodes"].(int64); ok {
 			tr.Nodes = int(n)
 		}
+		if n, ok := tm["seq_len"].(int64); ok {
+			tr.SeqLen = int(n)
+		}
+		if n, ok := tm["micro_batch"].(int64); ok {
+			tr.MicroBatch = int(n)
+		}
+		tr.Method = value.String(tm["method"])
+		tr.ModelDtype = value.String(tm["model_dtype"])
 		p.Targets = append(p.Targets, tr)
 	}
 	if rm, ok := m["rules"].(map[string]any); ok {

@@ -103,6 +103,49 @@ type Finding struct {
 	Fixes    []Fix     `json:"fixes,omitempty"`
 	// DocURL links to the rule's documentation.
 	DocURL string `json:"doc_url,omitempty"`
+	// Evidence lists the inputs a memory, fit, batch or precision verdict
+	// rests on, each with where it came from.
+	Evidence []Input `json:"evidence,omitempty"`
+}
+
+// Source says where an input of a verdict came from.
+type Source string
+
+// Sources of an input.
+const (
+	// SourceFile: the file under check or a related one (Range says where).
+	SourceFile Source = "file"
+	// SourceFlag: a command-line flag (--gpu, --gpus, --model).
+	SourceFlag Source = "flag"
+	// SourceProject: the project file's targets.
+	SourceProject Source = "project"
+	// SourceCatalog: gpulint's GPU or model catalog.
+	SourceCatalog Source = "catalog"
+	// SourceAssumed: a default gpulint assumed because nothing stated it.
+	SourceAssumed Source = "assumed"
+)
+
+// Input is one input a verdict used: its name (gpu, gpus, model, seq_len,
+// micro_batch, method, model_dtype), its value as text, and its source.
+// Range locates it when it came from a file; Settle says how to state an
+// assumed one.
+type Input struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Source Source `json:"source"`
+	Range  *Range `json:"range,omitempty"`
+	Settle string `json:"settle,omitempty"`
+}
+
+// Assumed returns the inputs that were assumed, in order.
+func Assumed(in []Input) []Input {
+	var out []Input
+	for _, x := range in {
+		if x.Source == SourceAssumed {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // PathString renders a key path as dotted text with [i] for indices.

@@ -66,10 +66,17 @@ func (t Target) tunerTarget() (tuner.Target, bool) {
 // a DeepSpeed, Accelerate or vLLM config (normalize.Workload.Tuner). ok
 // is false when the model does not say enough to estimate.
 func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
+	var tw tuner.Workload
+	var ok bool
 	if k, _ := w.Get("kind"); k == "finetune" {
-		return recipe.Workload(w, t.GPUs)
+		tw, ok = recipe.Workload(w, t.GPUs)
+	} else {
+		tw, ok = w.Tuner(t.GPUs)
 	}
-	return w.Tuner(t.GPUs)
+	if !ok {
+		return tw, false
+	}
+	return t.applyStated(w, tw), true
 }
 
 // estimate runs the memory model for a subject's workload on its target

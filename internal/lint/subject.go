@@ -42,6 +42,9 @@ type subject struct {
 	// deepspeed is the DeepSpeed config a fine-tuning recipe names, when
 	// it was found.
 	deepspeed *relatedDoc
+	// evidence caches inputs(): the target inputs by name with their
+	// sources.
+	evidence map[string]finding.Input
 }
 
 // locateRelated maps a related path with a ref to another file.
@@ -143,6 +146,7 @@ func (s *subject) input(params map[string]any) map[string]any {
 		"target":   s.tgt.Input(),
 		"params":   params,
 	}
+	in["target"].(map[string]any)["inputs"] = inputsInput(s.inputs())
 	if est := s.tgt.estimate(s.work); est != nil {
 		in["estimate"] = est
 	}
@@ -194,6 +198,7 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 			Range:   s.locate(r.Path),
 			Path:    s.docPath(r.Path),
 		}, r.Level)
+		attachEvidence(&f, r.Rule, r.Inputs, s.inputs())
 		for _, rel := range r.Related {
 			f.Related = append(f.Related, finding.Related{Range: s.locateRelated(rel), Message: rel.Message})
 		}

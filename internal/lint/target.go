@@ -27,6 +27,13 @@ type Target struct {
 	Nodes   int
 	Model   *tuner.Model
 	ModelID string
+	// ModelFrom says where ModelID came from: flag, project, manifest or
+	// config.
+	ModelFrom string
+	// Stated are the inputs the project file states for this path that a
+	// file may leave to its training script (targets' seq_len,
+	// micro_batch, method, model_dtype).
+	Stated config.TargetRule
 	// Headroom is the share of capacity a workload must leave free (the
 	// project's vram-overcommit headroom); 0 means the default.
 	Headroom float64
@@ -167,21 +174,25 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	if pt != nil {
 		t.Nodes = pt.Nodes
 	}
-	modelID := ""
+	if pt != nil {
+		t.Stated = config.TargetRule{SeqLen: pt.SeqLen, MicroBatch: pt.MicroBatch, Method: pt.Method, ModelDtype: pt.ModelDtype}
+	}
+	modelID, modelFrom := "", ""
 	switch {
 	case l.opts.Model != "":
-		modelID = l.opts.Model
+		modelID, modelFrom = l.opts.Model, "flag"
 	case pt != nil && pt.Model != "":
-		modelID = pt.Model
+		modelID, modelFrom = pt.Model, "project"
 	case h.Model != "":
-		modelID = h.Model
+		modelID, modelFrom = h.Model, "manifest"
 	default:
 		if v, ok := w.Get("model"); ok {
 			modelID, _ = v.(string)
+			modelFrom = "config"
 		}
 	}
 	if modelID != "" {
-		t.ModelID = modelID
+		t.ModelID, t.ModelFrom = modelID, modelFrom
 		t.Model, _ = r.model(modelID, false)
 	}
 	return t

@@ -80,6 +80,7 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 		Range:   s.locate(first),
 		Path:    s.docPath(first),
 	}, "")
+	attachEvidence(&f, r, nil, s.inputs())
 	if edits, err := s.edits(ops); err == nil && len(edits) > 0 && len(elsewhere) == 0 {
 		f.Fixes = []finding.Fix{{Message: "apply the tuned settings", Edits: edits, Tune: true}}
 	}
@@ -205,6 +206,11 @@ func attachPlanFix(found, tuned []finding.Finding) {
 	plan := tuned[0].Fixes[0]
 	for i := range found {
 		if found[i].Slug != "vram-overcommit" || len(found[i].Fixes) > 0 {
+			continue
+		}
+		if len(finding.Assumed(found[i].Evidence)) > 0 {
+			// A verdict on an assumed input is advice: plain `fix` does
+			// not rewrite the file on a guess (`fix --tune` still can).
 			continue
 		}
 		found[i].Fixes = []finding.Fix{{

@@ -1932,19 +1932,27 @@ func planGpulintConfig() *plan.SchemaNode {
 	f16 := &plan.SchemaField{Name: "gpu", Node: n20}
 	n21 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
 	f17 := &plan.SchemaField{Name: "gpus", Node: n21}
-	n22 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f18 := &plan.SchemaField{Name: "model", Node: n22}
+	n22 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"full\", \"lora\", \"qlora\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "full"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "lora"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "qlora"}}}}
+	f18 := &plan.SchemaField{Name: "method", Node: n22}
 	n23 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f19 := &plan.SchemaField{Name: "nodes", Node: n23}
+	f19 := &plan.SchemaField{Name: "micro_batch", Node: n23}
 	n24 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	n25 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	n26 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n24, Prefix: []*plan.SchemaNode{n25}}
-	f20 := &plan.SchemaField{Name: "paths", Required: true, Node: n26}
-	n27 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"gpu": f16, "gpus": f17, "model": f18, "nodes": f19, "paths": f20}, Names: []string{"gpu", "gpus", "model", "nodes", "paths"}, Required: []string{"paths"}, Unknown: "error", Note: "gpulint does not read it"}
-	n28 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n27}
-	f21 := &plan.SchemaField{Name: "targets", Node: n28}
-	n29 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"fail-on": f0, "ignore": f4, "limits": f10, "policies": f11, "rules": f15, "targets": f21}, Names: []string{"fail-on", "ignore", "limits", "policies", "rules", "targets"}, Unknown: "error", Note: "gpulint does not read it"}
-	return n29
+	f20 := &plan.SchemaField{Name: "model", Node: n24}
+	n25 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"float32\", \"bfloat16\", \"float16\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "float32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bfloat16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "float16"}}}}
+	f21 := &plan.SchemaField{Name: "model_dtype", Node: n25}
+	n26 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f22 := &plan.SchemaField{Name: "nodes", Node: n26}
+	n27 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	n28 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	n29 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n27, Prefix: []*plan.SchemaNode{n28}}
+	f23 := &plan.SchemaField{Name: "paths", Required: true, Node: n29}
+	n30 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f24 := &plan.SchemaField{Name: "seq_len", Node: n30}
+	n31 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"gpu": f16, "gpus": f17, "method": f18, "micro_batch": f19, "model": f20, "model_dtype": f21, "nodes": f22, "paths": f23, "seq_len": f24}, Names: []string{"gpu", "gpus", "method", "micro_batch", "model", "model_dtype", "nodes", "paths", "seq_len"}, Required: []string{"paths"}, Unknown: "error", Note: "gpulint does not read it"}
+	n32 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n31}
+	f25 := &plan.SchemaField{Name: "targets", Node: n32}
+	n33 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"fail-on": f0, "ignore": f4, "limits": f10, "policies": f11, "rules": f15, "targets": f25}, Names: []string{"fail-on", "ignore", "limits", "policies", "rules", "targets"}, Unknown: "error", Note: "gpulint does not read it"}
+	return n33
 }
 
 // planGpuCatalog builds the checks of the "gpu-catalog" schema.

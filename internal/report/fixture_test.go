@@ -87,8 +87,13 @@ func sampleInput(t testing.TB) Input {
 		},
 		{
 			Rule: "GPU004", Slug: "fp16-where-bf16", Severity: finding.SeverityInfo,
-			Message: "fp16 on a GPU with bf16 support; bf16 avoids loss scaling",
+			Message: "fp16 on a GPU with bf16 support; bf16 avoids loss scaling; assumes seq_len 2048 (set targets.seq_len)",
 			Range:   fp16, Path: []any{"fp16", "enabled"}, DocURL: docs + "gpu004",
+			Evidence: []finding.Input{
+				{Name: "gpu", Value: "H100-80GB (79.1 GiB usable, catalog)", Source: finding.SourceProject},
+				{Name: "micro_batch", Value: "8", Source: finding.SourceFile, Range: &batch},
+				{Name: "seq_len", Value: "2048", Source: finding.SourceAssumed, Settle: "set targets.seq_len"},
+			},
 		},
 		{
 			Rule: "K8S009", Slug: "hostile-name", Severity: finding.SeverityWarning,

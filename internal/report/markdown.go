@@ -166,6 +166,17 @@ func findingBlock(in Input, f finding.Finding, o MarkdownOptions) string {
 		}
 		fmt.Fprintf(&b, "  - %s: %s\n", location(r.Range, o), EscapeMarkdown(msg))
 	}
+	if len(f.Evidence) > 0 {
+		parts := make([]string, 0, len(f.Evidence))
+		for _, e := range f.Evidence {
+			from := string(e.Source)
+			if e.Range != nil {
+				from = location(*e.Range, o)
+			}
+			parts = append(parts, fmt.Sprintf("%s %s (%s)", EscapeMarkdown(e.Name), EscapeMarkdown(e.Value), from))
+		}
+		fmt.Fprintf(&b, "  - evidence: %s\n", strings.Join(parts, "; "))
+	}
 	for _, fx := range f.Fixes {
 		label := "Fix"
 		if fx.Tune {

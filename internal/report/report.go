@@ -170,6 +170,22 @@ type jsonFinding struct {
 	DocURL    string        `json:"doc_url,omitempty"`
 	Related   []jsonRelated `json:"related,omitempty"`
 	Fixes     []jsonFix     `json:"fixes,omitempty"`
+	// Evidence lists the inputs a memory, fit, batch or precision verdict
+	// rests on (additive to version 1).
+	Evidence []jsonInput `json:"evidence,omitempty"`
+}
+
+// jsonInput is one input of a verdict: name, value, source (file, flag,
+// project, catalog or assumed), where in a file it was read, and for an
+// assumed one how to state it.
+type jsonInput struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+	Settle string `json:"settle,omitempty"`
 }
 
 type jsonRelated struct {
@@ -211,6 +227,13 @@ func JSON(w io.Writer, in Input, _ Options) error {
 		}
 		for _, fx := range f.Fixes {
 			jf.Fixes = append(jf.Fixes, jsonFix{Message: fx.Message, Tune: fx.Tune, Edits: fx.Edits})
+		}
+		for _, e := range f.Evidence {
+			ji := jsonInput{Name: e.Name, Value: e.Value, Source: string(e.Source), Settle: e.Settle}
+			if e.Range != nil {
+				ji.File, ji.Line, ji.Column = e.Range.File, e.Range.Start.Line, e.Range.Start.Col
+			}
+			jf.Evidence = append(jf.Evidence, ji)
 		}
 		doc.Findings = append(doc.Findings, jf)
 	}

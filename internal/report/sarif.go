@@ -82,6 +82,10 @@ type sarifResult struct {
 	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Fixes               []sarifFix        `json:"fixes,omitempty"`
+	// Properties carries the verdict's evidence: {"evidence": [...]}, each
+	// input with its value and source; inputs read from a file are also
+	// related locations.
+	Properties map[string]any `json:"properties,omitempty"`
 }
 
 type sarifLocation struct {
@@ -176,6 +180,24 @@ func SARIF(w io.Writer, in Input, _ Options) error {
 				loc.Message = &sarifText{Text: r.Message}
 			}
 			res.RelatedLocations = append(res.RelatedLocations, loc)
+		}
+		if len(f.Evidence) > 0 {
+			ev := make([]map[string]any, 0, len(f.Evidence))
+			for _, e := range f.Evidence {
+				m := map[string]any{"name": e.Name, "value": e.Value, "source": string(e.Source)}
+				if e.Settle != "" {
+					m["settle"] = e.Settle
+				}
+				if e.Range != nil {
+					id := len(res.RelatedLocations)
+					res.RelatedLocations = append(res.RelatedLocations, sarifLocation{ID: &id,
+						PhysicalLocation: physical(in.Sources, *e.Range),
+						Message:          &sarifText{Text: fmt.Sprintf("%s %s", e.Name, e.Value)}})
+					m["relatedLocation"] = id
+				}
+				ev = append(ev, m)
+			}
+			res.Properties = map[string]any{"evidence": ev}
 		}
 		for _, fx := range f.Fixes {
 			res.Fixes = append(res.Fixes, sarifFixOf(fx))

@@ -42,6 +42,11 @@ type Rule struct {
 	// whose severity depends on the margin, such as vram-overcommit). The
 	// default Severity is always allowed.
 	Levels []finding.Severity `json:"-"`
+	// Inputs names the target inputs the rule's verdicts may rest on
+	// (gpu, gpus, model, seq_len, micro_batch, method, model_dtype). Each
+	// finding carries them as evidence, and one that rests on an assumed
+	// input is at most info, so a rule with inputs must allow info.
+	Inputs []string `json:"inputs,omitempty"`
 	// Example is a short config snippet that makes the rule fire.
 	Example string `json:"example,omitempty"`
 	// Package is the Rego package path of the rule, e.g.
@@ -63,6 +68,10 @@ func (r *Rule) DocURL() string {
 func (r *Rule) AppliesTo(k string) bool {
 	return slices.Contains(r.Kinds, k) || slices.Contains(r.Kinds, "*")
 }
+
+// InputNames are the target inputs a rule may declare in its metadata's
+// inputs: the ones the pipeline records as evidence.
+var InputNames = []string{"gpu", "gpus", "model", "seq_len", "micro_batch", "method", "model_dtype"}
 
 // Catalog is the set of loaded rules, indexed by id and slug.
 type Catalog struct {
@@ -364,6 +373,17 @@ func fromMetadata(a *metadata) (*Rule, error) {
 			return nil, fmt.Errorf("rule %s: levels: %q is not a severity", r.ID, s)
 		}
 		r.Levels = append(r.Levels, lv)
+	}
+	inputs, _ := a.Custom["inputs"].([]any)
+	for _, x := range inputs {
+		s, _ := x.(string)
+		if !slices.Contains(InputNames, s) {
+			return nil, fmt.Errorf("rule %s: inputs: %q is not one of %s", r.ID, s, strings.Join(InputNames, ", "))
+		}
+		r.Inputs = append(r.Inputs, s)
+	}
+	if len(r.Inputs) > 0 && r.Severity != finding.SeverityInfo && !slices.Contains(r.Levels, finding.SeverityInfo) {
+		return nil, fmt.Errorf("rule %s: a rule with inputs must list info in levels (a verdict on an assumed input is at most info)", r.ID)
 	}
 	r.Deprecated, _ = a.Custom["deprecated"].(bool)
 	return r, nil

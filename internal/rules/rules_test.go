@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -92,5 +93,40 @@ func TestPackageName(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("packageName(%q) = %q, %v; want %q, %v", tc.src, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+// TestLoadChecksInputs holds a rule's inputs: metadata to the names the
+// pipeline records, and to allowing info (a verdict on an assumed input is
+// at most info).
+func TestLoadChecksInputs(t *testing.T) {
+	head := "# METADATA\n# title: A rule\n# custom:\n#   id: GPU999\n#   slug: a-rule\n#   severity: warning\n" +
+		"#   rationale: r\n#   remediation: r\n#   kinds: [deepspeed]\n#   since: 0.1.0\n#   fixable: false\n"
+	tests := []struct {
+		name, meta, wantErr string
+	}{
+		{name: "inputs with info allowed", meta: "#   levels: [warning, info]\n#   inputs: [gpu, seq_len]\n"},
+		{name: "inputs without info", meta: "#   inputs: [gpu]\n",
+			wantErr: "rule GPU999: a rule with inputs must list info in levels (a verdict on an assumed input is at most info)"},
+		{name: "unknown input", meta: "#   levels: [info]\n#   inputs: [batch]\n",
+			wantErr: `rule GPU999: inputs: "batch" is not one of gpu, gpus, model, seq_len, micro_batch, method, model_dtype`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.meta + "package gpulint.rules.gpu999\n"
+			m := Module{File: "x.rego", Source: src, Package: "gpulint.rules.gpu999"}
+			var err error
+			if m.meta, err = readMetadata(src); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Load([]Module{m})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if tc.wantErr == "" && got != "" || tc.wantErr != "" && !strings.Contains(got, tc.wantErr) {
+				t.Errorf("got %q, want %q", got, tc.wantErr)
+			}
+		})
 	}
 }

@@ -20,6 +20,16 @@ with_level(f, level) := object.union(f, {"level": level})
 # already lists.
 with_related(f, paths) := object.union(f, {"related": array.concat(object.get(f, "related", []), paths)})
 
+# with_inputs names the inputs this finding's verdict rests on, a subset
+# of the rule's metadata inputs (all of them when unset). The engine
+# records each as evidence and keeps a finding that rests on an assumed
+# one at info.
+with_inputs(f, names) := object.union(f, {"inputs": names})
+
+# stated holds when a target input came from a file, a flag or the
+# project file rather than an assumed default.
+stated(name) if input.target.inputs[name].source != "assumed"
+
 set_op(path, value) := {"op": "set", "path": path, "value": value}
 
 remove_op(path) := {"op": "remove", "path": path}

@@ -16,6 +16,7 @@
 #     Review the proposed settings and apply them with `gpulint fix --tune`
 #     (plain `gpulint fix` never applies them).
 #   kinds: [deepspeed, accelerate, vllm, finetune]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
 #   since: 0.1.0
 #   fixable: true
 package gpulint.rules.tune001

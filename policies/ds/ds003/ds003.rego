@@ -16,6 +16,7 @@
 #     Set the ZeRO stage to the lowest stage that fits (the fix does), and
 #     keep stage 3 for models that need it.
 #   kinds: [deepspeed, accelerate]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
 #   since: 0.1.0
 #   fixable: true
 #   example: |

@@ -21,6 +21,7 @@
 #     finetuning_type: lora, TRL use_peft: true, a torchtune lora_ model
 #     builder), on one GPU or data-parallel without ZeRO-3 or offload.
 #   kinds: [finetune]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
 #   since: 0.1.0
 #   fixable: false
 #   example: |

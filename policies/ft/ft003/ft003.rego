@@ -21,6 +21,7 @@
 #     enable_activation_checkpointing: False (torchtune),
 #     checkpoint_activations: false (gpt-neox).
 #   kinds: [finetune]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
 #   since: 0.1.0
 #   fixable: true
 #   example: |

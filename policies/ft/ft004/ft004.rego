@@ -19,6 +19,7 @@
 #     (LLaMA-Factory), or use the lora_ model builder instead of qlora_
 #     (torchtune).
 #   kinds: [finetune]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
 #   since: 0.1.0
 #   fixable: true
 #   example: |

@@ -4,6 +4,7 @@
 #   id: GPU001
 #   slug: fp32-where-bf16
 #   severity: warning
+#   levels: [warning, info]
 #   rationale: >-
 #     FP32 compute skips the tensor cores' 16-bit paths: on Ampere and newer
 #     GPUs BF16 runs matmuls several times faster, halves activation and
@@ -20,6 +21,7 @@
 #     vLLM dtype: bfloat16; fine-tuning recipes bf16: true (torchtune
 #     dtype: bf16, gpt-neox precision: bfloat16).
 #   kinds: [deepspeed, accelerate, vllm, finetune]
+#   inputs: [model_dtype]
 #   since: 0.1.0
 #   fixable: true
 #   example: |
@@ -41,13 +43,34 @@ why := sprintf("%s has no BF16 (compute capability below 8.0), so FP16 is the 16
 
 why := "any GPU since Ampere supports BF16 (use FP16 on V100 or T4)" if not lib.gpu_known
 
+# Without mixed precision a run trains in the dtype its script loads the
+# model in (from_pretrained's torch_dtype; DeepSpeed and Accelerate cast
+# nothing when no fp16/bf16 is set: accelerate.md §3, deepspeed.md §3).
+# A DeepSpeed or Accelerate file, or a Trainer recipe without torch_dtype,
+# does not say which: the verdict rests on model_dtype, and is info until
+# it is stated; stated 16-bit, the run is not FP32 at all.
+loads_half if {
+	lib.stated("model_dtype")
+	input.target.inputs.model_dtype.value in {"bf16", "bfloat16", "fp16", "float16", "half", "auto"}
+}
+
+# claim says what the run does: full FP32 for certain when the load dtype
+# is stated (or the tool decides it), else conditional on the script.
+claim(who) := sprintf("%s trains in full FP32", [who]) if {
+	lib.stated("model_dtype")
+} else := sprintf("%s trains in full FP32", [who]) if {
+	input.kind == "finetune"
+	input.workload.recipe != "trainer"
+} else := sprintf("%s trains in the dtype the script loads the model in, full FP32 unless it loads 16-bit weights", [who])
+
 # DeepSpeed: neither fp16 nor bf16 enabled.
 findings contains f if {
 	input.kind == "deepspeed"
 	input.workload.precision == "fp32"
+	not loads_half
 	block := ds_block
 	f := lib.with_fix(
-		lib.finding(lib.where("precision"), sprintf("DeepSpeed trains in full FP32: neither fp16 nor bf16 is enabled; %s", [why])),
+		lib.finding(lib.where("precision"), sprintf("%s: neither fp16 nor bf16 is enabled; %s", [claim("DeepSpeed"), why])),
 		sprintf("set %s.enabled to true", [block]),
 		[lib.set_op([block, "enabled"], true)],
 	)
@@ -67,8 +90,9 @@ findings contains f if {
 	input.workload.device == "gpu"
 	input.workload.precision == "fp32"
 	not input.workload.deepspeed_config_file
+	not loads_half
 	f := lib.with_fix(
-		lib.finding(lib.where("precision"), sprintf("Accelerate runs in full FP32: %s; %s", [acc_reason, why])),
+		lib.finding(lib.where("precision"), sprintf("%s: %s; %s", [claim("Accelerate"), acc_reason, why])),
 		sprintf("set mixed_precision to %s", [want]),
 		[lib.set_op(["mixed_precision"], want)],
 	)
@@ -85,11 +109,11 @@ findings contains f if {
 	input.kind == "vllm"
 	input.workload.precision == "fp32"
 	vdt := {"bf16": "bfloat16", "fp16": "half"}[want]
-	f := lib.with_fix(
+	f := lib.with_inputs(lib.with_fix(
 		lib.finding(["dtype"], sprintf("vLLM serves in FP32 (dtype %v), doubling weight and KV-cache memory; %s", [input.doc.dtype, why])),
 		sprintf("set dtype to %s", [vdt]),
 		[lib.set_op(["dtype"], vdt)],
-	)
+	), [])
 }
 
 # Fine-tuning recipes: the Trainer-based tools train in FP32 unless bf16 or
@@ -99,12 +123,20 @@ findings contains f if {
 	input.kind == "finetune"
 	input.workload.precision == "fp32"
 	not neox_fragment
+	not loads_half
 	fix := recipe_fix[input.workload.recipe][want]
-	f := lib.with_fix(
-		lib.finding(lib.where("precision"), sprintf("%s trains in full FP32: %s; %s", [tool[input.workload.recipe], recipe_reason, why])),
+	f := lib.with_inputs(lib.with_fix(
+		lib.finding(lib.where("precision"), sprintf("%s: %s; %s", [claim(tool[input.workload.recipe]), recipe_reason, why])),
 		fix.msg, fix.ops,
-	)
+	), recipe_inputs)
 }
+
+# Only a Trainer recipe leaves the load dtype to its script: axolotl and
+# LLaMA-Factory load in the dtype their precision flags name (fp32 without
+# them), torchtune and gpt-neox train in the dtype they state.
+recipe_inputs := ["model_dtype"] if input.workload.recipe == "trainer"
+
+default recipe_inputs := []
 
 # gpt-neox merges several config files (model, precision, cluster setup);
 # a file that says nothing about precision is one part of a run.

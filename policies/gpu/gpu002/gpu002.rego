@@ -4,6 +4,7 @@
 #   id: GPU002
 #   slug: fixed-batch-size
 #   severity: warning
+#   levels: [warning, info]
 #   rationale: >-
 #     vLLM's continuous batching packs as many sequences per step as the KV
 #     cache holds; a max-num-seqs of 4 or less caps every step at a tiny
@@ -16,6 +17,7 @@
 #     gradient accumulation to keep the global batch (in a fine-tuning
 #     recipe: per_device_train_batch_size, micro_batch_size or batch_size).
 #   kinds: [deepspeed, vllm, finetune]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
 #   since: 0.1.0
 #   fixable: true
 #   example: |
@@ -30,11 +32,11 @@ findings contains f if {
 	input.kind == "vllm"
 	n := input.workload.serve.max_num_seqs
 	n <= max_small
-	f := lib.with_fix(
+	f := lib.with_inputs(lib.with_fix(
 		lib.finding(lib.where("serve.max_num_seqs"), sprintf("max-num-seqs is %d: continuous batching can run at most %s per step, leaving the GPU mostly idle", [n, seqs(n)])),
 		"remove max-num-seqs so vLLM sizes the batch to the GPU",
 		[lib.remove_op(["max-num-seqs"])],
-	)
+	), [])
 }
 
 # Training: the target holds at least twice the hard-coded micro batch.

@@ -4,7 +4,7 @@
 #   id: GPU004
 #   slug: vram-overcommit
 #   severity: error
-#   levels: [error, warning]
+#   levels: [error, warning, info]
 #   rationale: >-
 #     A job whose weights, gradients, optimizer states, activations or KV
 #     cache do not fit in GPU memory dies with CUDA out of memory at
@@ -19,6 +19,7 @@
 #     the micro batch or max-model-len, enable activation checkpointing, or
 #     use a larger GPU; `gpulint fix --tune` proposes a plan that fits.
 #   kinds: [deepspeed, accelerate, vllm, finetune]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
 #   since: 0.1.0
 #   fixable: false
 #   example: |
@@ -42,11 +43,21 @@ findings contains f if {
 	est := input.estimate
 	est.total > est.capacity
 	not kv_room
-	f := lib.finding(where, sprintf(
+	f := lib.with_inputs(lib.finding(where, sprintf(
 		"estimated %s per GPU exceeds %s's %s: %s",
 		[lib.gib(est.total), lib.gpu_name, lib.gib(est.capacity), est.summary],
-	))
+	)), rests_on(est))
 }
+
+# rests_on names the inputs an overcommit verdict holds for. When the
+# model states alone (weights, gradients, optimizer states) exceed the
+# GPU, no sequence length or micro batch makes it fit: the verdict rests
+# on the GPU, the model, the world size and the method only. Otherwise
+# the activations decide, and so do the sequence length and micro batch.
+rests_on(est) := ["gpu", "gpus", "model", "method"] if {
+	b := est.breakdown
+	(b.weights + b.gradients) + b.optimizer_states > est.capacity
+} else := ["gpu", "gpus", "model", "seq_len", "micro_batch", "method"]
 
 findings contains f if {
 	not input.target.mig_profile

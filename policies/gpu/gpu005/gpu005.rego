@@ -4,7 +4,7 @@
 #   id: GPU005
 #   slug: precision-unsupported
 #   severity: error
-#   levels: [error, warning]
+#   levels: [error, warning, info]
 #   rationale: >-
 #     BF16 needs compute capability 8.0: on V100 and T4 it is emulated, and
 #     neither DeepSpeed, Accelerate nor transformers stops it, because
@@ -28,6 +28,7 @@
 #     which accepts bf16. Fine-tuning recipes: bf16: false and fp16: true
 #     (torchtune dtype: fp32, gpt-neox precision: fp16).
 #   kinds: [deepspeed, accelerate, vllm, finetune]
+#   inputs: [gpu]
 #   since: 0.1.0
 #   fixable: false
 #   example: |

@@ -17,6 +17,7 @@
 #     Accelerate mixed_precision: bf16; fine-tuning recipes bf16: true with
 #     fp16: false (gpt-neox: a bf16 block or precision: bfloat16).
 #   kinds: [deepspeed, accelerate, finetune]
+#   inputs: [gpu]
 #   since: 0.1.0
 #   fixable: true
 #   example: |

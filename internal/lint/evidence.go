@@ -1,0 +1,266 @@
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/rules"
+	"github.com/gpulint/gpulint/tuner"
+)
+
+// The evidence of a verdict (STYLE §1.8, §5): each input a memory, fit,
+// batch or precision rule rests on, with where it came from. A rule names
+// the inputs it may rest on in its metadata (inputs:) and a finding may
+// narrow them (lib.with_inputs); the pipeline records them and keeps a
+// finding that rests on an assumed input at info, naming how to state it.
+
+// inputs returns the subject's target inputs by name: those the file, a
+// flag or the project file state, and the defaults the memory model
+// assumes for the rest. An input the subject has no use for (a sequence
+// length for a vLLM server, a model nothing names) is absent.
+func (s *subject) inputs() map[string]finding.Input {
+	if s.evidence != nil {
+		return s.evidence
+	}
+	t, w := s.tgt, s.work
+	out := map[string]finding.Input{}
+	stated := func(name string, v any, src finding.Source, settle string) {
+		out[name] = finding.Input{Name: name, Value: fmt.Sprint(v), Source: src, Settle: settle}
+	}
+	fromFile := func(name string, v any, field string) {
+		in := finding.Input{Name: name, Value: fmt.Sprint(v), Source: finding.SourceFile}
+		if p := w.Paths[field]; len(p) > 0 {
+			r := s.locate(p)
+			in.Range = &r
+		}
+		out[name] = in
+	}
+	if t.GPU != nil {
+		v := fmt.Sprintf("%s (%s usable, catalog)", t.GPU.Name, gib(t.GPU.UsableBytes))
+		if t.MIG != nil {
+			v = fmt.Sprintf("%s %s slice (%s, catalog)", t.GPU.Name, t.MIG.Name, gib(t.MIG.MemoryBytes))
+		}
+		stated("gpu", v, sourceOf(t.GPUFrom), "")
+	}
+	switch {
+	case t.GPUs > 0 && t.GPUsAt != nil && s.launcher != nil:
+		r := s.launcher.locate(t.GPUsAt.path)
+		out["gpus"] = finding.Input{Name: "gpus", Value: fmt.Sprint(t.GPUs), Source: finding.SourceFile, Range: &r}
+	case t.GPUs > 0 && t.GPUsFrom == "config":
+		fromFile("gpus", t.GPUs, "parallel.world_size")
+	case t.GPUs > 0:
+		stated("gpus", t.GPUs, sourceOf(t.GPUsFrom), "")
+	case sharded(w):
+		// Sharding divides states by the world size: one GPU is the
+		// largest per-GPU estimate, and a guess.
+		stated("gpus", 1, finding.SourceAssumed, "set --gpus or targets.gpus")
+	}
+	if t.ModelID != "" {
+		v := t.ModelID
+		if t.Model != nil {
+			v = fmt.Sprintf("%s (%.1fB parameters, catalog)", t.ModelID, float64(t.Model.Params())/1e9)
+		}
+		if t.ModelFrom == "config" {
+			fromFile("model", v, "model")
+		} else {
+			stated("model", v, sourceOf(t.ModelFrom), "")
+		}
+	}
+	if role, _ := w.Get("role"); role == "train" {
+		s.trainingInputs(out, fromFile, stated)
+	}
+	s.evidence = out
+	return out
+}
+
+// trainingInputs adds what a training run's memory and precision rest on:
+// sequence length, micro batch, method and the model's load dtype.
+func (s *subject) trainingInputs(out map[string]finding.Input, fromFile func(string, any, string), stated func(string, any, finding.Source, string)) {
+	t, w := s.tgt, s.work
+	finetune := isFinetune(w)
+	seqKey := "targets.seq_len"
+	if finetune {
+		seqKey = "the recipe's sequence length or targets.seq_len"
+	}
+	switch n, _ := w.Get("seq_len"); {
+	case isInt(n):
+		fromFile("seq_len", n, "seq_len")
+	case t.Stated.SeqLen > 0:
+		stated("seq_len", t.Stated.SeqLen, finding.SourceProject, "")
+	default:
+		seq := 2048
+		if t.Model != nil && t.Model.MaxPositions > 0 {
+			seq = min(seq, t.Model.MaxPositions)
+		}
+		stated("seq_len", seq, finding.SourceAssumed, "set "+seqKey)
+	}
+	switch n, _ := w.Get("batch.micro"); {
+	case isInt(n):
+		fromFile("micro_batch", n, "batch.micro")
+	case t.Stated.MicroBatch > 0:
+		stated("micro_batch", t.Stated.MicroBatch, finding.SourceProject, "")
+	default:
+		stated("micro_batch", 1, finding.SourceAssumed, "set the micro batch or targets.micro_batch")
+	}
+	switch m, ok := methodInFile(w); {
+	case ok:
+		fromFile("method", m, "adapter.type")
+	case t.Stated.Method != "":
+		stated("method", t.Stated.Method, finding.SourceProject, "")
+	default:
+		stated("method", "full", finding.SourceAssumed, "set targets.method: full, lora or qlora")
+	}
+	switch d, _ := w.Get("model_dtype"); {
+	case d != nil && d != "":
+		fromFile("model_dtype", d, "model_dtype")
+	case t.Stated.ModelDtype != "":
+		stated("model_dtype", t.Stated.ModelDtype, finding.SourceProject, "")
+	default:
+		stated("model_dtype", "float32", finding.SourceAssumed,
+			"the script's load dtype: set targets.model_dtype")
+	}
+}
+
+// methodInFile is the training method a fine-tuning recipe states, or
+// leaves to a default its own tool documents. A Hugging Face Trainer
+// recipe without adapter keys leaves it to the script (which may wrap
+// the model in PEFT itself), and a DeepSpeed or Accelerate file never
+// says.
+func methodInFile(w *normalize.Workload) (string, bool) {
+	if !isFinetune(w) {
+		return "", false
+	}
+	a, _ := w.Get("adapter.type")
+	m := map[any]string{"none": "full", "lora": "lora", "qlora": "qlora"}[a]
+	if m == "" {
+		return "", false
+	}
+	if len(w.Paths["adapter.type"]) == 0 {
+		if r, _ := w.Get("recipe"); r == normalize.RecipeTrainer {
+			return "", false
+		}
+	}
+	return m, true
+}
+
+// sharded reports whether the workload partitions its states over the
+// data-parallel ranks (a ZeRO stage or an FSDP strategy).
+func sharded(w *normalize.Workload) bool {
+	if n, _ := w.Get("zero.stage"); isInt(n) {
+		return true
+	}
+	sh, _ := w.Get("fsdp.sharding")
+	return sh != nil && sh != "" && sh != "no_shard"
+}
+
+func isFinetune(w *normalize.Workload) bool {
+	k, _ := w.Get("kind")
+	return k == "finetune"
+}
+
+func isInt(v any) bool {
+	n, ok := v.(int64)
+	return ok && n > 0
+}
+
+// sourceOf maps where Target says a value came from to an input source:
+// a manifest or a launcher is a file.
+func sourceOf(from string) finding.Source {
+	switch from {
+	case "flag":
+		return finding.SourceFlag
+	case "project":
+		return finding.SourceProject
+	case "":
+		return finding.SourceAssumed
+	}
+	return finding.SourceFile
+}
+
+// inputsInput renders the inputs for the rules (input.target.inputs):
+// each name's value and source, so a rule can tell a stated input from
+// an assumed one.
+func inputsInput(in map[string]finding.Input) map[string]any {
+	out := make(map[string]any, len(in))
+	for k, v := range in {
+		out[k] = map[string]any{"value": v.Value, "source": string(v.Source)}
+	}
+	return out
+}
+
+// attachEvidence records the inputs a finding's verdict rests on (names,
+// else the rule's metadata inputs) and, when any of them was assumed,
+// keeps the finding at info and names in its message the assumed inputs
+// and how to state them: such a verdict may not hold for the value the
+// run really uses.
+func attachEvidence(f *finding.Finding, r *rules.Rule, names []string, in map[string]finding.Input) {
+	if r == nil || len(r.Inputs) == 0 {
+		return
+	}
+	if names == nil {
+		names = r.Inputs
+	}
+	var ev []finding.Input
+	for _, n := range r.Inputs {
+		if x, ok := in[n]; ok && slices.Contains(names, n) {
+			ev = append(ev, x)
+		}
+	}
+	f.Evidence = ev
+	assumed := finding.Assumed(ev)
+	if len(assumed) == 0 {
+		return
+	}
+	f.Severity = min(f.Severity, finding.SeverityInfo)
+	f.Message += "; " + AssumedNote(assumed)
+}
+
+// AssumedNote renders assumed inputs for a message: "assumes seq_len 2048
+// (set targets.seq_len), micro_batch 1 (...)".
+func AssumedNote(assumed []finding.Input) string {
+	parts := make([]string, 0, len(assumed))
+	for _, a := range assumed {
+		p := a.Name + " " + a.Value
+		if a.Settle != "" {
+			p += " (" + a.Settle + ")"
+		}
+		parts = append(parts, p)
+	}
+	return "assumes " + strings.Join(parts, ", ")
+}
+
+// applyStated fills the workload inputs the file leaves open with those
+// the project file states: sequence length, micro batch, method and the
+// model's load dtype. What the file states wins.
+func (t Target) applyStated(w *normalize.Workload, tw tuner.Workload) tuner.Workload {
+	st := t.Stated
+	if tw.Kind == tuner.Serve || tw.Kind == tuner.Inference {
+		return tw
+	}
+	if st.SeqLen > 0 {
+		if n, _ := w.Get("seq_len"); !isInt(n) {
+			tw.SeqLen = st.SeqLen
+		}
+	}
+	if st.MicroBatch > 0 {
+		if n, _ := w.Get("batch.micro"); !isInt(n) {
+			tw.MicroBatch = st.MicroBatch
+		}
+	}
+	if _, ok := methodInFile(w); !ok && st.Method != "" {
+		tw.Kind = map[string]tuner.WorkloadKind{"full": tuner.Train, "lora": tuner.LoRA, "qlora": tuner.QLoRA}[st.Method]
+		if tw.Kind != tuner.Train && (tw.Precision == tuner.AMP || tw.Precision == tuner.PureBF16) {
+			tw.Precision = tuner.BF16 // a frozen 16-bit base with adapters
+		}
+	}
+	if d, _ := w.Get("model_dtype"); (d == nil || d == "") && st.ModelDtype == "bfloat16" &&
+		tw.Kind == tuner.Train && tw.Precision == tuner.FP32 {
+		// No mixed precision: training runs in the dtype the model was
+		// loaded in, bf16 weights, gradients and optimizer states.
+		tw.Precision = tuner.PureBF16
+	}
+	return tw
+}
