@@ -92,6 +92,9 @@ type Command struct {
 	Launch Launch
 	File   string
 	Image  string
+	// Version is the vLLM release the container states (image tag or pip
+	// pin); zero when it states none.
+	Version Version
 	// Shell is true when the invocation sits inside a shell script
 	// (`sh -c "..."`) or a flag string; positions then point inside that
 	// script's scalar.
@@ -172,6 +175,7 @@ func Recognize(ct Container) *Command {
 	c := newCommand(ct.File, append(append([]Arg(nil), ct.Command...), ct.Args...))
 	c.Image = ct.Image
 	c.env = ct.Env
+	c.Version = stated(ct)
 	c.nCommand = len(ct.Command)
 	c.lists = [2]ListAppender{ct.CommandList, ct.ArgsList}
 	argv := c.argvItems()

@@ -175,6 +175,9 @@ func (l *Linter) schemaFindings(s *subject, schema string) []finding.Finding {
 	if err != nil {
 		return nil
 	}
+	if schema == "vllm" {
+		vs = judgeRemovals(s, vs)
+	}
 	r, _ := l.deps.Catalog.Lookup("schema")
 	out := make([]finding.Finding, 0, len(vs))
 	for _, v := range vs {

@@ -12,14 +12,16 @@
 #     hard-coded for a smaller GPU leaves memory unused while gradient
 #     accumulation does the work serially.
 #   remediation: >-
-#     Drop vLLM's max-num-seqs (the default adapts to the GPU) or raise it;
+#     Raise vLLM's max-num-seqs step by step while watching start-up memory
+#     (gpulint offers no edit: the default of 256 or more can run a server
+#     sized for a few sequences out of memory at start-up);
 #     raise the training micro batch to what the target GPU holds and lower
 #     gradient accumulation to keep the global batch (in a fine-tuning
 #     recipe: per_device_train_batch_size, micro_batch_size or batch_size).
 #   kinds: [deepspeed, vllm, finetune]
 #   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
 #   since: 0.1.0
-#   fixable: true
+#   fixable: false
 #   example: |
 #     max-num-seqs: 2
 package gpulint.rules.gpu002
@@ -32,11 +34,13 @@ findings contains f if {
 	input.kind == "vllm"
 	n := input.workload.serve.max_num_seqs
 	n <= max_small
-	f := lib.with_inputs(lib.with_fix(
-		lib.finding(lib.where("serve.max_num_seqs"), sprintf("max-num-seqs is %d: continuous batching can run at most %s per step, leaving the GPU mostly idle", [n, seqs(n)])),
-		"remove max-num-seqs so vLLM sizes the batch to the GPU",
-		[lib.remove_op(["max-num-seqs"])],
-	), [])
+	# Advice, not a fix: without the flag vLLM defaults to 256 or 1024
+	# sequences, and its start-up profiling (the sampler's dummy run over
+	# min(max_num_seqs, max_num_batched_tokens) requests) and CUDA-graph
+	# capture grow with it, so a server sized for 4 can run out of memory
+	# at start-up (vllm-project/vllm vllm/v1/worker/gpu_worker.py @ 0012cf6,
+	# compile_or_warm_up_model; vllm.md §3 get_batch_defaults).
+	f := lib.with_inputs(lib.finding(lib.where("serve.max_num_seqs"), sprintf("max-num-seqs is %d: continuous batching can run at most %s per step, leaving the GPU mostly idle; raise it step by step while watching start-up memory (dropping it jumps to vLLM's default of 256 or more, which a server sized for %d may not hold)", [n, seqs(n), n])), [])
 }
 
 # Training: the target holds at least twice the hard-coded micro batch.

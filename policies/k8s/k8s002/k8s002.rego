@@ -4,6 +4,7 @@
 #   id: K8S002
 #   slug: missing-shm
 #   severity: warning
+#   levels: [warning, info]
 #   rationale: >-
 #     Container runtimes give /dev/shm 64 MiB. NCCL's intra-node transport,
 #     PyTorch DataLoader workers and vLLM's tensor-parallel workers
@@ -19,7 +20,13 @@
 #     (KubeRay adds a memory-backed /dev/shm to every Ray container itself:
 #     ray-project/kuberay ray-operator/controllers/ray/common/pod.go,
 #     addEmptyDir with SharedMemoryVolumeMountPath), and containers that
-#     only sleep or run nvidia-smi.
+#     only sleep or run single-process GPU tools (nvidia-smi, gpu-burn,
+#     dcgmproftester). What the container runs decides the level: a
+#     warning when its command, args or image name a multi-process GPU
+#     launcher (torchrun, deepspeed, accelerate, horovodrun, mpirun, ray,
+#     vLLM with tensor parallelism) or the resource is a distributed
+#     training job (PyTorchJob, MPIJob, TFJob, ...); info when the file does
+#     not say what runs.
 #   remediation: >-
 #     Add a volume {name: dshm, emptyDir: {medium: Memory}} to the pod and
 #     mount it at /dev/shm in the container (or set hostIPC: true).
@@ -44,13 +51,36 @@ need(c) := sprintf("runs vLLM with tensor-parallel-size %d", [c.vllm.tp]) if {
 
 needy(pod) := [c | some c in pod.containers; need(c); not c.shm_mount; not idle(c)]
 
-# A container that only sleeps or prints nvidia-smi (demos, device checks)
-# runs no multi-process GPU work.
+# words is what a container runs: its command, args and image, lower-cased.
+words(c) := lower(concat(" ", array.concat([w | some k in ["command", "args"]; some w in object.get(input.doc, array.concat(c.path, [k]), []); is_string(w)], [object.get(c, "image", "")])))
+
+# A container that only sleeps or runs single-process GPU tools (device
+# checks, burn-in, demos) runs no NCCL and no DataLoader workers.
 idle(c) if {
-	words := [w | some k in ["command", "args"]; some w in object.get(input.doc, array.concat(c.path, [k]), [])]
-	line := concat(" ", [w | some w in words; is_string(w); not w in {"sh", "bash", "/bin/sh", "/bin/bash", "-c", "-lc"}])
+	line := concat(" ", [w | some k in ["command", "args"]; some w in object.get(input.doc, array.concat(c.path, [k]), []); is_string(w); not w in {"sh", "bash", "/bin/sh", "/bin/bash", "-c", "-lc", "--"}])
 	regex.match(`^\s*(sleep\s+\S+|sleep infinity|tail -f /dev/null|nvidia-smi[^;&|]*)\s*$`, line)
 }
+
+idle(c) if {
+	regex.match(`(^|[/\s_-])(gpu[_-]?burn|nvidia-smi|dcgmproftester\d*|devicequery|vectoradd)([\s:;]|$)`, words(c))
+	not multiprocess(c)
+}
+
+# multiprocess holds when what the container runs is a multi-process GPU
+# launcher, whose ranks or workers talk through /dev/shm.
+multiprocess(c) if regex.match(`(^|[/\s])(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate launch|horovodrun|mpirun|mpiexec|ray start|all_reduce_perf|nccl-tests)([\s:]|$)`, words(c))
+
+multiprocess(c) if c.vllm.tp > 1
+
+# Operators of distributed training start one multi-process rank per GPU.
+distributed_kinds := {"PyTorchJob", "MPIJob", "TFJob", "XGBoostJob", "PaddleJob", "JAXJob", "MXJob"}
+
+level(cs) := "warning" if {
+	some c in cs
+	multiprocess(c)
+} else := "warning" if {
+	input.doc.kind in distributed_kinds
+} else := "info"
 
 # KServe builds its pods from the resource merged with a serving runtime
 # or preset template, so the file alone does not show the pod's volumes.
@@ -72,11 +102,11 @@ findings contains f if {
 	count(cs) > 0
 	c := cs[0]
 	names := concat(", ", [sprintf("%q (%s)", [x.name, need(x)]) | some x in cs])
-	f := lib.with_fix(
-		lib.finding(object.get(c, "gpu_path", c.path), sprintf("container %s without a memory-backed /dev/shm or hostIPC: the runtime's 64 MiB /dev/shm is too small for NCCL, DataLoader workers and vLLM's tensor-parallel workers", [names])),
+	f := lib.with_level(lib.with_fix(
+		lib.finding(object.get(c, "gpu_path", c.path), sprintf("container %s without a memory-backed /dev/shm or hostIPC: the runtime's 64 MiB /dev/shm is too small for NCCL, DataLoader workers and vLLM's tensor-parallel workers%s", [names, assumes(cs)])),
 		fix_message(pod),
 		patch(pod, cs),
-	)
+	), level(cs))
 }
 
 volumes(pod) := object.get(input.doc, array.concat(pod.path, ["volumes"]), null)
@@ -127,3 +157,7 @@ mount(c, n) := lib.set_op(array.concat(c.path, ["volumeMounts", count(ms)]), {"n
 mount(c, n) := lib.set_op(array.concat(c.path, ["volumeMounts"]), [{"name": n, "mountPath": "/dev/shm"}]) if {
 	not is_array(object.get(input.doc, array.concat(c.path, ["volumeMounts"]), null))
 }
+
+assumes(cs) := "" if level(cs) == "warning"
+
+assumes(cs) := "; assumes it runs multi-process GPU work: its command does not name a launcher (torchrun, deepspeed, accelerate, mpirun, ray)" if level(cs) == "info"

@@ -108,3 +108,43 @@ test_trainjob_skipped if {
 		]}]},
 	}
 }
+
+# What the container runs decides the level.
+test_torchrun_is_warning if {
+	some f in k8s002.findings with input as {
+		"doc": {"spec": {"containers": [{"name": "train", "command": ["torchrun", "--nproc_per_node=4", "train.py"]}]}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+	f.level == "warning"
+}
+
+test_distributed_job_kind_is_warning if {
+	some f in k8s002.findings with input as {
+		"doc": {"kind": "MPIJob", "spec": {"containers": [{"name": "train"}]}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+	f.level == "warning"
+}
+
+test_unknown_command_is_info if {
+	some f in k8s002.findings with input as {
+		"doc": {"kind": "Job", "spec": {"containers": [{"name": "train", "command": ["python", "train.py"]}]}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+	f.level == "info"
+	contains(f.message, "assumes it runs multi-process GPU work")
+}
+
+test_gpu_burn_quiet if {
+	count(k8s002.findings) == 0 with input as {
+		"doc": {"spec": {"containers": [{"name": "burn", "command": ["/bin/sh", "-lc"], "args": ["while :; do /app/gpu_burn 300 || true; sleep 300; done"]}]}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+}
+
+test_nvidia_smi_after_dashdash_quiet if {
+	count(k8s002.findings) == 0 with input as {
+		"doc": {"spec": {"containers": [{"name": "smi", "command": ["/bin/bash", "-c", "--"], "args": ["nvidia-smi"]}]}},
+		"k8s": {"pods": [pod(c4, {})]},
+	}
+}
