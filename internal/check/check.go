@@ -11,14 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
-	"runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
@@ -71,6 +68,8 @@ type Engine struct {
 	// bundle holds the built-in policies precompiled, when one matching
 	// them was given (with custom policies, the built-in part holds it).
 	bundle *bundle
+	// heap bounds the Go heap while custom rules evaluate.
+	heap *heapGuard
 
 	mu      sync.Mutex
 	queries map[string]*preparedKind
@@ -113,7 +112,8 @@ func (e *Engine) compile(mods []rules.Module) (*ast.Compiler, error) {
 type Option func(*engineOptions)
 
 type engineOptions struct {
-	bundle []byte
+	bundle       []byte
+	policyMemory uint64
 }
 
 // WithBundle gives the engine the built-in policies precompiled by
@@ -150,51 +150,9 @@ type preparedQuery struct {
 	compiler *ast.Compiler
 	body     ast.Body
 	store    storage.Store // empty: the rules read only input
-	// heapLimit, when not zero, stops the evaluation once the Go heap
-	// grows past it (see watchHeap).
-	heapLimit uint64
-}
-
-// PolicyHeapLimit bounds the Go heap while custom policies evaluate. OPA
-// has no memory limit of its own; a watchdog reads the heap every few
-// milliseconds and cancels the evaluation past this bound. Built-ins that
-// build large values (numbers.range, comprehensions) check for
-// cancellation as they go, so the heap stops within a small multiple of
-// the bound.
-const PolicyHeapLimit = 1 << 30
-
-func overHeap(sample []metrics.Sample, limit uint64) bool {
-	metrics.Read(sample)
-	return sample[0].Value.Kind() == metrics.KindUint64 && sample[0].Value.Uint64() > limit
-}
-
-// ErrMemoryLimit reports an evaluation stopped by PolicyHeapLimit.
-var ErrMemoryLimit = errors.New("policy evaluation grew the heap past its limit")
-
-// watchHeap cancels c once the heap's live and unswept objects exceed
-// limit, until stop is closed; it reports whether it did.
-func watchHeap(limit uint64, c topdown.Cancel, stop <-chan struct{}, fired *atomic.Bool) {
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	t := time.NewTicker(2 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-t.C:
-		}
-		if !overHeap(sample, limit) {
-			continue
-		}
-		// Garbage left by earlier work counts until it is swept: collect
-		// once before blaming this evaluation.
-		runtime.GC()
-		if overHeap(sample, limit) {
-			fired.Store(true)
-			c.Cancel()
-			return
-		}
-	}
+	// heap, when set, stops the evaluation once the Go heap grows past
+	// its limit (see watchHeap).
+	heap *heapGuard
 }
 
 // resultVar holds the query's value.
@@ -211,10 +169,10 @@ func (q *preparedQuery) eval(ctx context.Context, input ast.Value) (any, error) 
 	stop := context.AfterFunc(ctx, cancel.Cancel)
 	defer stop()
 	var overHeap atomic.Bool
-	if q.heapLimit > 0 {
+	if q.heap != nil {
 		done := make(chan struct{})
 		defer close(done)
-		go watchHeap(q.heapLimit, cancel, done, &overHeap)
+		go watchHeap(q.heap, cancel, done, &overHeap)
 	}
 	qrs, err := topdown.NewQuery(q.body).
 		WithCompiler(q.compiler).
@@ -226,7 +184,7 @@ func (q *preparedQuery) eval(ctx context.Context, input ast.Value) (any, error) 
 		Run(ctx)
 	if err != nil {
 		if overHeap.Load() {
-			return nil, fmt.Errorf("%w of %d MiB", ErrMemoryLimit, q.heapLimit>>20)
+			return nil, fmt.Errorf("%w of %s", ErrMemoryLimit, formatBytes(q.heap.limit))
 		}
 		return nil, err
 	}
@@ -261,6 +219,10 @@ func New(mods []rules.Module, catalog *rules.Catalog, opts ...Option) (*Engine, 
 			builtin = append(builtin, m)
 		}
 	}
+	heap := &heapGuard{limit: DefaultPolicyMemory}
+	if o.policyMemory > 0 {
+		heap.limit = o.policyMemory
+	}
 	var b *bundle
 	if o.bundle != nil {
 		// A bundle that does not match (a policy edited since it was
@@ -273,7 +235,7 @@ func New(mods []rules.Module, catalog *rules.Catalog, opts ...Option) (*Engine, 
 		return &Engine{mods: mods, catalog: catalog, bundle: b, queries: map[string]*preparedKind{}}, nil
 	}
 	if b == nil || !separable(builtin, custom, catalog) {
-		return newFromSource(mods, catalog)
+		return newFromSource(mods, catalog, heap)
 	}
 	var libs []rules.Module
 	for _, m := range builtin {
@@ -281,7 +243,7 @@ func New(mods []rules.Module, catalog *rules.Catalog, opts ...Option) (*Engine, 
 			libs = append(libs, m)
 		}
 	}
-	ce, err := newFromSource(append(libs, custom...), catalog)
+	ce, err := newFromSource(append(libs, custom...), catalog, heap)
 	if err != nil {
 		return nil, err
 	}
@@ -291,8 +253,8 @@ func New(mods []rules.Module, catalog *rules.Catalog, opts ...Option) (*Engine, 
 
 // newFromSource compiles every module now and keeps the result for every
 // kind.
-func newFromSource(mods []rules.Module, catalog *rules.Catalog) (*Engine, error) {
-	e := &Engine{mods: mods, catalog: catalog, queries: map[string]*preparedKind{}}
+func newFromSource(mods []rules.Module, catalog *rules.Catalog, heap *heapGuard) (*Engine, error) {
+	e := &Engine{mods: mods, catalog: catalog, heap: heap, queries: map[string]*preparedKind{}}
 	c, err := compile(mods)
 	if err != nil {
 		return nil, err
@@ -455,7 +417,8 @@ func (e *Engine) eval(ctx context.Context, kind string, in ast.Value) ([]Result,
 	return decode(pk.rules, v)
 }
 
-// MemoryError is an evaluation stopped by PolicyHeapLimit; Policies names
+// MemoryError is an evaluation stopped by the policy memory limit
+// (WithPolicyMemory); Policies names
 // the custom policy files that were evaluating.
 type MemoryError struct {
 	Policies []string
@@ -543,7 +506,7 @@ func (e *Engine) prepare(kind string) ([]*rules.Rule, *preparedQuery, error) {
 		if r.Custom {
 			// Only custom policies are watched: the built-in ones are
 			// tested and run without the watchdog's cost.
-			q.heapLimit = PolicyHeapLimit
+			q.heap = e.heap
 		}
 	}
 	return rs, q, nil

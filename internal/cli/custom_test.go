@@ -1,8 +1,10 @@
 package cli_test
 
 import (
+	"fmt"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -190,38 +192,52 @@ func TestMalformedPolicyFinding(t *testing.T) {
 }
 
 // TestPolicyMemoryBound: a custom policy that builds a value of many GiB
-// is stopped by the heap watchdog (check.PolicyHeapLimit, 1 GiB) long
-// before its timeout, with a limit-exceeded finding naming the policy
-// file; the other files and rules still report and the process stays
-// within a small multiple of the bound.
+// is stopped by the heap watchdog at the policy memory limit (here 64 MiB,
+// set by --policy-memory or limits.policy-memory) long before its
+// timeout, with a limit-exceeded finding naming the policy file; the other
+// files and rules still report, and the Go runtime's memory stays within a
+// small multiple of the limit.
 func TestPolicyMemoryBound(t *testing.T) {
-	for name, body := range map[string]string{
-		"concat of a range": `	x := concat("", [s | some i in numbers.range(1, 100000000); s := "aaaaaaaa"])
-	count(x) == 1`,
-		"nested comprehension": `	xs := [[i, j, "some padding to make each element bigger"] | some i in numbers.range(1, 100000); some j in numbers.range(1, 100000)]
-	count(xs) == 1`,
-	} {
-		t.Run(name, func(t *testing.T) {
+	const limit = 64 << 20
+	tests := []struct {
+		name string
+		body string
+		flag bool // the limit from --policy-memory, else from .gpulint.yaml
+	}{
+		{"concat of a range", `	x := concat("", [s | some i in numbers.range(1, 100000000); s := "aaaaaaaa"])
+	count(x) == 1`, true},
+		{"nested comprehension", `	xs := [[i, j, "some padding to make each element bigger"] | some i in numbers.range(1, 100000); some j in numbers.range(1, 100000)]
+	count(xs) == 1`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			cfg := write(t, dir, "ds.json", cleanDS)
 			pod := write(t, dir, "pod.yaml", gpuPod)
 			write(t, dir, "p/images.rego", latestImagePolicy)
-			write(t, dir, "p/probe.rego", strings.Replace(sandboxPolicy(body), "kinds: [\"*\"]", "kinds: [deepspeed]", 1))
-			start := time.Now()
-			stdout, stderr, code := run(t, false, nil, "lint", "--timeout", "5m", "--policy", filepath.Join(dir, "p"), cfg, pod)
-			if d := time.Since(start); d > time.Minute {
-				t.Errorf("took %s", d)
+			write(t, dir, "p/probe.rego", strings.Replace(sandboxPolicy(tc.body), "kinds: [\"*\"]", "kinds: [deepspeed]", 1))
+			args := []string{"lint", "--timeout", "5m", "--no-cache", "--policy", filepath.Join(dir, "p"), cfg, pod}
+			if tc.flag {
+				args = append(args, "--policy-memory", strconv.Itoa(limit))
+			} else {
+				write(t, dir, ".gpulint.yaml", fmt.Sprintf("limits: {policy-memory: %d}\n", limit))
 			}
-			want := cfg + ":1:1: error limit-exceeded: policy evaluation grew the heap past its limit of 1024 MiB while evaluating probe.rego"
+			start := time.Now()
+			stdout, stderr, code := run(t, false, nil, args...)
+			d := time.Since(start)
+			want := cfg + ":1:1: error limit-exceeded: policy evaluation grew the heap past its limit of 64 MiB while evaluating probe.rego"
 			if code != 1 || !strings.Contains(stdout, want) || !strings.Contains(stdout, "team-pinned-gpu-image") {
 				t.Errorf("code %d stderr %q stdout:\n%s\nwant %q and the other policy's finding", code, stderr, stdout, want)
 			}
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			if ms.Sys > 3<<30 {
-				t.Errorf("memory obtained from the OS reached %d MiB", ms.Sys>>20)
+			if ms.Sys > 3*limit {
+				t.Errorf("memory obtained from the OS reached %d MiB, want under %d MiB (3 x the limit)", ms.Sys>>20, 3*limit>>20)
 			}
-			t.Logf("%s in %s; Go runtime memory %d MiB", name, time.Since(start).Round(time.Millisecond), ms.Sys>>20)
+			if d > time.Minute {
+				t.Errorf("took %s", d)
+			}
+			t.Logf("%s in %s; Go runtime memory %d MiB", tc.name, d.Round(time.Millisecond), ms.Sys>>20)
 		})
 	}
 }

@@ -19,7 +19,7 @@ func TestDepsShareValidator(t *testing.T) {
 	if d.Validator != v {
 		t.Error("Deps built its own validator")
 	}
-	custom, err := withCustomPolicies(f, []string{t.TempDir()})
+	custom, err := withCustomPolicies(f, []string{t.TempDir()}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

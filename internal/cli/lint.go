@@ -33,7 +33,9 @@ type TargetFlags struct {
 	Timeout    time.Duration
 	RunTimeout time.Duration
 	MaxBytes   int64
-	NoCache    bool
+	// PolicyMemory bounds the Go heap while custom policies evaluate.
+	PolicyMemory int64
+	NoCache      bool
 }
 
 func (t *TargetFlags) register(cmd *cobra.Command) {
@@ -45,6 +47,7 @@ func (t *TargetFlags) register(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&t.Timeout, "timeout", 0, "stop evaluating one file after this long and report it (default 10s, or limits.timeout in .gpulint.yaml)")
 	cmd.Flags().DurationVar(&t.RunTimeout, "run-timeout", 0, "report files not started after the whole run has taken this long (default none, or limits.run-timeout)")
 	cmd.Flags().Int64Var(&t.MaxBytes, "max-file-bytes", 0, "do not parse files larger than this (default 10 MiB, or limits.max-file-bytes)")
+	cmd.Flags().Int64Var(&t.PolicyMemory, "policy-memory", 0, "stop custom policies once the Go heap holds more than this many bytes (default 1 GiB, or limits.policy-memory)")
 	cmd.Flags().BoolVar(&t.NoCache, "no-cache", false, "do not read or write the result cache")
 }
 
@@ -103,8 +106,8 @@ func (o *LintOptions) validate() error {
 	if !slices.Contains([]string{"auto", "always", "never"}, o.Color) {
 		return &usageError{fmt.Errorf("unknown --color %q (want auto, always or never)", o.Color)}
 	}
-	if o.Target.GPUs < 0 || o.Workers < 0 || o.Target.Timeout < 0 || o.Target.RunTimeout < 0 || o.Target.MaxBytes < 0 {
-		return &usageError{errors.New("--gpus, --workers, --timeout, --run-timeout and --max-file-bytes must not be negative")}
+	if o.Target.GPUs < 0 || o.Workers < 0 || o.Target.Timeout < 0 || o.Target.RunTimeout < 0 || o.Target.MaxBytes < 0 || o.Target.PolicyMemory < 0 {
+		return &usageError{errors.New("--gpus, --workers, --timeout, --run-timeout, --max-file-bytes and --policy-memory must not be negative")}
 	}
 	return nil
 }
@@ -136,6 +139,7 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 		FileTimeout: t.Timeout, RunTimeout: t.RunTimeout}
 	lopts.Limits.MaxBytes = t.MaxBytes
 	policyDirs := append([]string(nil), t.Policies...)
+	policyMemory := t.PolicyMemory // the flag, else the project file's
 	if t.Config != "" {
 		p, err := config.Load(t.Config, deps.Validator)
 		if err != nil {
@@ -145,6 +149,9 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 		policyDirs = append(policyDirs, p.PolicyDirs()...)
 		if lopts.RunTimeout == 0 {
 			lopts.RunTimeout = p.Limits.RunTimeout
+		}
+		if policyMemory == 0 {
+			policyMemory = p.Limits.PolicyMemory
 		}
 	} else {
 		ps, err := config.LoadSet(files, deps.Validator)
@@ -156,9 +163,12 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 		if lopts.RunTimeout == 0 {
 			lopts.RunTimeout = ps.RunTimeout()
 		}
+		if policyMemory == 0 {
+			policyMemory = ps.PolicyMemory()
+		}
 	}
 	if len(policyDirs) > 0 {
-		custom, err := withCustomPolicies(f, policyDirs)
+		custom, err := withCustomPolicies(f, policyDirs, policyMemory)
 		if err != nil {
 			return nil, lint.Collection{}, nil, err
 		}
@@ -196,8 +206,9 @@ func openCache(f *Factory, policyDirs []string, lopts lint.Options) *lint.Cache 
 // withCustomPolicies compiles the built-in rules together with a team's
 // own. A custom policy that does not compile (a refused built-in such as
 // http.send or opa.runtime, a syntax error, incomplete metadata) is a
-// usage error naming the file and line.
-func withCustomPolicies(f *Factory, dirs []string) (*lint.Deps, error) {
+// usage error naming the file and line. policyMemory bounds the heap while
+// they evaluate (0: the default).
+func withCustomPolicies(f *Factory, dirs []string, policyMemory int64) (*lint.Deps, error) {
 	var fss []fs.FS
 	seen := map[string]bool{}
 	for _, d := range dirs {
@@ -215,7 +226,7 @@ func withCustomPolicies(f *Factory, dirs []string) (*lint.Deps, error) {
 		}
 		fss = append(fss, os.DirFS(abs))
 	}
-	d, err := lint.BuildDeps(f.Assets.Policies, fss...)
+	d, err := lint.BuildDepsWith(lint.DepsOptions{PolicyMemory: uint64(policyMemory)}, f.Assets.Policies, fss...)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("custom policies: %w", err)}
 	}

@@ -49,6 +49,9 @@ func (p *Project) Digest() [sha256.Size]byte { return p.digest }
 type Limits struct {
 	MaxBytes, MaxDepth, MaxNodes int
 	Timeout, RunTimeout          time.Duration
+	// PolicyMemory bounds the Go heap while custom policies evaluate
+	// (bytes; 0: the default).
+	PolicyMemory int64
 }
 
 // PolicyDirs returns the project's custom policy directories as paths.
@@ -195,6 +198,7 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 		p.Limits = Limits{
 			MaxBytes: num("max-file-bytes"), MaxDepth: num("max-depth"), MaxNodes: num("max-nodes"),
 			Timeout: dur("timeout"), RunTimeout: dur("run-timeout"),
+			PolicyMemory: int64(num("policy-memory")),
 		}
 	}
 	return p, nil
@@ -391,6 +395,19 @@ func (ps *Set) RunTimeout() time.Duration {
 		}
 	}
 	return 0
+}
+
+// PolicyMemory is the smallest policy-memory any project file sets (0:
+// none). The limit bounds the whole process, so the strictest project
+// file holds for the run.
+func (ps *Set) PolicyMemory() int64 {
+	var out int64
+	for _, p := range ps.byDir {
+		if p != nil && p.Limits.PolicyMemory > 0 && (out == 0 || p.Limits.PolicyMemory < out) {
+			out = p.Limits.PolicyMemory
+		}
+	}
+	return out
 }
 
 // Find returns the project for a file path (nil when none).

@@ -16,6 +16,18 @@ const BundleFile = "bundle.bin"
 // the catalogs. custom lists extra policy directories (a team's own
 // rules); they run in the same sandbox.
 func BuildDeps(policies fs.FS, custom ...fs.FS) (Deps, error) {
+	return BuildDepsWith(DepsOptions{}, policies, custom...)
+}
+
+// DepsOptions are the settings BuildDepsWith passes to the policy engine.
+type DepsOptions struct {
+	// PolicyMemory bounds the Go heap while custom policies evaluate
+	// (bytes; 0: check.DefaultPolicyMemory).
+	PolicyMemory uint64
+}
+
+// BuildDepsWith is BuildDeps with settings for the policy engine.
+func BuildDepsWith(o DepsOptions, policies fs.FS, custom ...fs.FS) (Deps, error) {
 	// The GPU and model catalogs load beside the policies (each about a
 	// millisecond or two of a one-file run).
 	type resolved struct {
@@ -45,7 +57,7 @@ func BuildDeps(policies fs.FS, custom ...fs.FS) (Deps, error) {
 	if err != nil {
 		return Deps{}, err
 	}
-	var opts []check.Option
+	opts := []check.Option{check.WithPolicyMemory(o.PolicyMemory)}
 	if bundle != nil {
 		opts = append(opts, check.WithBundle(bundle))
 	}
