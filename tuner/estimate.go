@@ -41,6 +41,11 @@ const (
 	// mean 1.04 GiB across the v0.19 runs in llm-d-planner's report; 0.84 GiB
 	// estimated for Llama-3.1-8B. (memory-model.md §5.2 "CUDA graphs".)
 	cudaGraphBytes = 1 * GiB
+	// cudaGraphMaxBytes is the top of that range (1.85 GiB), rounded up:
+	// what a configured gpu_memory_utilization above the planner's must
+	// leave for the graphs before the planner keeps it (VLLM004 warns
+	// below the same figure).
+	cudaGraphMaxBytes = 2 * GiB
 )
 
 // Target is what an estimate is checked against: a whole GPU, a MIG slice,

@@ -119,7 +119,8 @@ func checkPlanInvariants(t testing.TB, req PlanRequest, p Plan) {
 		if p.MIG != nil && w.TensorParallel != 1 {
 			fail("TP %d on a MIG slice", w.TensorParallel)
 		}
-		if w.GPUMemoryUtilization <= 0 || w.GPUMemoryUtilization >= 0.95 {
+		// Never above the planner's value, unless it keeps the configured one.
+		if u := w.GPUMemoryUtilization; u <= 0 || u >= 1 || (u > planUtilization && u != req.Current.GPUMemoryUtilization) {
 			fail("gpu_memory_utilization %.2f", w.GPUMemoryUtilization)
 		}
 		cfg := req.Current.MaxModelLen

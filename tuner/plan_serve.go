@@ -13,7 +13,7 @@ const (
 	// planUtilization is the gpu_memory_utilization the planner proposes:
 	// vLLM's default in every release through 2025 (vllm.md §2, §5.5).
 	// It is lowered only when the CUDA context and graphs do not fit in
-	// the rest; vLLM warns above 0.95, which the planner never reaches.
+	// the rest; a higher configured value that leaves them room is kept.
 	planUtilization = 0.90
 	// planContextStep: a reduced max_model_len is a multiple of this.
 	planContextStep = 1024
@@ -66,8 +66,27 @@ func (sp *servePlanner) eval(t Target, tp int, util float64, mml, mns int) serve
 
 // utilFor is 0.90 unless the CUDA context and graphs, which live outside
 // the budget (memory-model.md §5.2), need more than the remaining 10 %;
-// then the largest hundredth that leaves them room.
+// then the largest hundredth that leaves them room. A configured value
+// above 0.90 that still leaves them room is kept: lowering it would only
+// shrink the KV cache (VLLM004 judges the same room).
 func (sp *servePlanner) utilFor(t Target) (float64, string) {
+	if cur := sp.base.GPUMemoryUtilization; cur > planUtilization && cur < 1 {
+		ev := sp.eval(t, 1, cur, 1, 0)
+		if sp.err != nil {
+			return planUtilization, ""
+		}
+		// Kept only with room for the graphs at the top of their measured
+		// range: a planner that keeps a value must be sure of it.
+		s := ev.est.Serve
+		need := t.Capacity - s.Budget - s.GraphHeadroom // CUDA context + typical graphs
+		if !sp.base.EnforceEager {
+			need += cudaGraphMaxBytes - cudaGraphBytes
+		}
+		if t.Capacity-s.Budget >= need {
+			return cur, fmt.Sprintf("the configured %.2f leaves %s GiB outside the budget, room for the CUDA context and graphs (%s GiB at most)",
+				cur, gibs(t.Capacity-s.Budget), gibs(need))
+		}
+	}
 	ev := sp.eval(t, 1, planUtilization, 1, 0)
 	if sp.err != nil {
 		return planUtilization, ""
@@ -248,8 +267,8 @@ func planServing(req PlanRequest, headroom float64) (Plan, error) {
 	if curUtil == 0 {
 		curUtil = planUtilization
 	}
-	if curUtil >= 0.95 {
-		utilWhy += fmt.Sprintf("; the configured %.2f would leave only %s GiB (0.95 and above is never proposed)",
+	if curUtil > util {
+		utilWhy += fmt.Sprintf("; the configured %.2f would leave only %s GiB",
 			curUtil, gibs(target.Capacity-int64(curUtil*float64(target.Capacity))))
 	}
 	p.Choices = []Choice{

@@ -162,6 +162,18 @@ func TestMakePlanCases(t *testing.T) {
 			reasons: map[string]string{SettingCheckpointing: "less than twice as large", SettingMicroBatch: "largest that fits"},
 		},
 		{
+			name:    "serving: a configured 0.95 that leaves room for the context and graphs is kept",
+			req:     PlanRequest{Model: llama8, GPU: a100, GPUs: 1, Current: Workload{Kind: Serve, GPUMemoryUtilization: 0.95}},
+			want:    map[string]string{SettingGPUMemoryUtilization: "0.95"},
+			reasons: map[string]string{SettingGPUMemoryUtilization: "the configured 0.95 leaves"},
+		},
+		{
+			name:    "serving: a configured 0.98 that leaves less than the graphs' top figure is lowered",
+			req:     PlanRequest{Model: llama8, GPU: h100, GPUs: 1, Current: Workload{Kind: Serve, GPUMemoryUtilization: 0.98}},
+			want:    map[string]string{SettingGPUMemoryUtilization: "0.90"},
+			reasons: map[string]string{SettingGPUMemoryUtilization: "the configured 0.98 would leave only"},
+		},
+		{
 			name: "llama-3.1-70b serving on 8 h100: tp 4",
 			req:  PlanRequest{Model: llama70, GPU: h100, GPUs: 8, Current: Workload{Kind: Serve, TensorParallel: 2}},
 			want: map[string]string{SettingTensorParallel: "4", SettingGPUMemoryUtilization: "0.90", SettingMaxModelLen: "131072"},

@@ -33,6 +33,9 @@ type Pod struct {
 	// MIGStrategy is the nvidia.com/mig.strategy node selector, if any.
 	MIGStrategy   string
 	MIGStrategyAt []any
+	// Hints are the node selector and affinity statements naming the
+	// nodes' GPU by a label the hardware table knows (hardware.tsv).
+	Hints []NodeHint
 	// Group names the multi-pod workload the template belongs to (its
 	// pods share one job or server): leader-worker-set, ray, kubeflow,
 	// jobset or kserve; empty for a self-contained pod.
@@ -200,6 +203,7 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any, inline [
 	if pi.Product == "" {
 		pi.Product, pi.ProductAt = affinityProduct(spec, path)
 	}
+	pi.Hints = nodeHints(spec, path)
 	if ns, ok := spec["nodeSelector"].(map[string]any); ok {
 		if s, ok := ns[migStrategyLabel].(string); ok {
 			pi.MIGStrategy, pi.MIGStrategyAt = s, append(clone(path), "nodeSelector", migStrategyLabel)

@@ -254,7 +254,8 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 					doc: s.doc, path: clone(c.Path), inline: ct.Command == nil && ct.Args == nil},
 			}
 			vs.work = normalize.VLLM(value)
-			h := targetHints{Product: pod.Product, GPUs: int(c.GPU)}
+			h := podHints(s, pod)
+			h.GPUs = int(c.GPU)
 			for _, m := range c.MIG {
 				h.MIGProfile = m.Profile
 			}

@@ -22,6 +22,22 @@ func podInput(p kube.Pod) map[string]any {
 		pm["product"] = p.Product
 		pm["product_path"] = p.ProductAt
 	}
+	if len(p.Hints) > 0 {
+		hs := make([]any, 0, len(p.Hints))
+		for _, h := range p.Hints {
+			vals := make([]any, len(h.Values))
+			for i, v := range h.Values {
+				vals[i] = v
+			}
+			gpus := make([]any, len(h.GPUs))
+			for i, g := range h.GPUs {
+				gpus[i] = g
+			}
+			hs = append(hs, map[string]any{"label": h.Label, "values": vals, "gpus": gpus,
+				"count": int64(h.Count), "path": h.Path})
+		}
+		pm["hardware"] = hs
+	}
 	if p.MIGStrategy != "" {
 		pm["mig_strategy"] = p.MIGStrategy
 		pm["mig_strategy_path"] = p.MIGStrategyAt
@@ -76,6 +92,9 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	ps := make([]any, 0, len(pods))
 	for _, p := range pods {
 		pm := podInput(p)
+		if pl, ok := l.deps.Targets.gpu(p.Product); ok && p.Product != "" {
+			pm["product_gpu"] = pl.GPU.Name
+		}
 		l.annotateMIG(s, proj, p, pm)
 		ps = append(ps, pm)
 	}
@@ -98,6 +117,17 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	s.extra = map[string]any{"k8s": k8s}
 	l.embeddedConfigs(s)
 	return vs, fs
+}
+
+// podHints are what a pod's node selector and affinity say about its
+// GPU, located in the manifest subject s.
+func podHints(s *subject, p kube.Pod) targetHints {
+	h := targetHints{Product: p.Product, Hints: p.Hints, At: s.locate}
+	if p.Product != "" {
+		r := s.locate(p.ProductAt)
+		h.ProductAt = &r
+	}
+	return h
 }
 
 func pathEqual(a, b []any) bool {

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/gpulint/gpulint/internal/config"
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/tuner"
 )
@@ -16,8 +18,11 @@ import (
 // Target is the hardware and model a document is checked against, with
 // where each part came from: a flag, the project file, or the configs.
 type Target struct {
-	GPU      *tuner.GPU
-	GPUFrom  string
+	GPU     *tuner.GPU
+	GPUFrom string
+	// GPUAt locates, in the manifest, the node label or instance type the
+	// GPU was read from (nil when it came from elsewhere).
+	GPUAt    *finding.Range
 	MIG      *tuner.MIGProfile
 	GPUs     int
 	GPUsFrom string
@@ -42,7 +47,12 @@ type Target struct {
 // targetHints are what a manifest says about the hardware a container
 // runs on.
 type targetHints struct {
-	Product    string // nvidia.com/gpu.product node label
+	Product   string // nvidia.com/gpu.product node label
+	ProductAt *finding.Range
+	// Hints are the pod's other statements of its nodes' GPU (GKE
+	// accelerator, instance type, Karpenter labels), each located by At.
+	Hints      []kube.NodeHint
+	At         func(path []any) finding.Range
 	GPUs       int    // the container's GPU limit, or a launcher's world size
 	GPUsFrom   string // where GPUs came from (default "manifest")
 	GPUsAt     *relatedPath
@@ -151,6 +161,12 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	case l.opts.GPU != "" && setGPU(l.opts.GPU, "flag"):
 	case pt != nil && pt.GPU != "" && setGPU(pt.GPU, "project"):
 	case h.Product != "" && setGPU(h.Product, "manifest"):
+		t.GPUAt = h.ProductAt
+	default:
+		if name, at, ok := hintedGPU(h.Hints); ok && setGPU(name, "manifest") && h.At != nil {
+			r := h.At(at)
+			t.GPUAt = &r
+		}
 	}
 	if t.GPU != nil && h.MIGProfile != "" {
 		if p, ok := t.GPU.MIGProfile(h.MIGProfile); ok {
@@ -196,6 +212,27 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 		t.Model, _ = r.model(modelID, false)
 	}
 	return t
+}
+
+// hintedGPU is the one GPU the pod's hardware hints agree on, and where
+// the first hint naming it is. Hints the table does not know are left
+// out; hints naming different GPUs (several In values, or labels that
+// disagree) settle nothing, and the disagreement is a rule's finding.
+func hintedGPU(hints []kube.NodeHint) (string, []any, bool) {
+	var gpu string
+	var at []any
+	for _, h := range hints {
+		if h.Unknown() {
+			continue
+		}
+		if len(h.GPUs) != 1 || (gpu != "" && h.GPUs[0] != gpu) {
+			return "", nil, false
+		}
+		if gpu == "" {
+			gpu, at = h.GPUs[0], h.Path
+		}
+	}
+	return gpu, at, gpu != ""
 }
 
 // Input renders the target for the rules.

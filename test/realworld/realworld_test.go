@@ -40,6 +40,7 @@ const (
 	fp      = "FP"       // wrong and still reported; mark FIXED-FP once it is gone
 	fixedFP = "FIXED-FP" // wrong and no longer reported; the test fails if it comes back
 	fn      = "FN"       // rule "-": the file states its hardware and got no sized verdict
+	fixedFN = "FIXED-FN" // rule "-": the file states its hardware and now gets a sized verdict; the test fails if it loses it
 )
 
 // sizedRules are the rules whose verdict rests on the GPU and its memory:
@@ -81,6 +82,7 @@ func TestRealWorld(t *testing.T) {
 	want := map[key]int{} // TP and FP rows: findings expected today
 	fixed := map[key]bool{}
 	fnFiles := map[string]bool{}
+	fixedFNFiles := map[string]bool{}
 	for _, j := range judged {
 		switch j.verdict {
 		case tp, fp:
@@ -89,6 +91,14 @@ func TestRealWorld(t *testing.T) {
 			fixed[j.key] = true
 		case fn:
 			fnFiles[j.file] = true
+		case fixedFN:
+			fixedFNFiles[j.file] = true
+		}
+	}
+	sizedFiles := map[string]bool{}
+	for _, f := range findings {
+		if sizedRules[f.rule] {
+			sizedFiles[f.file] = true
 		}
 	}
 
@@ -107,9 +117,12 @@ func TestRealWorld(t *testing.T) {
 			if got[j.key] > 0 {
 				problems = append(problems, "judged false positive came back: "+j.String()+" ("+j.reason+")")
 			}
-		case fn:
+		case fn, fixedFN:
 			if _, err := os.Stat(filepath.Join(setDir, j.file)); err != nil {
-				problems = append(problems, "FN row names a file not in the set: "+j.file)
+				problems = append(problems, j.verdict+" row names a file not in the set: "+j.file)
+			}
+			if j.verdict == fixedFN && !sizedFiles[j.file] {
+				problems = append(problems, "file that got a sized verdict lost it: "+j.file+" ("+j.reason+")")
 			}
 		}
 	}
@@ -120,7 +133,7 @@ func TestRealWorld(t *testing.T) {
 	}
 	for _, f := range findings {
 		if sizedRules[f.rule] && fnFiles[f.file] {
-			problems = append(problems, fmt.Sprintf("%s now gets a sized verdict (%s): judge it and drop the file's FN row", f.file, f))
+			problems = append(problems, fmt.Sprintf("%s now gets a sized verdict (%s): judge it and change the file's FN row to FIXED-FN", f.file, f))
 		}
 	}
 	sort.Strings(problems)
@@ -129,6 +142,9 @@ func TestRealWorld(t *testing.T) {
 		t.Error(p)
 	}
 
+	for f := range fixedFNFiles {
+		fnFiles[f] = true // both state their hardware: the denominator of zero-config sizing
+	}
 	doc := accuracy(findings, judged, fnFiles, recordsAssumptions)
 	golden.Check(t, accuracyDoc, []byte(doc))
 }
@@ -212,9 +228,9 @@ func readJudgments(t *testing.T) []judgment {
 		}
 		j := judgment{key: key{rec[0], line, rec[2]}, severity: rec[3], verdict: rec[4], reason: rec[5]}
 		switch j.verdict {
-		case tp, fp, fixedFP, fn:
+		case tp, fp, fixedFP, fn, fixedFN:
 		default:
-			t.Fatalf("%s:%d: verdict %q is not TP, FP, FIXED-FP or FN", judgmentFile, i+2, j.verdict)
+			t.Fatalf("%s:%d: verdict %q is not TP, FP, FIXED-FP, FN or FIXED-FN", judgmentFile, i+2, j.verdict)
 		}
 		if strings.TrimSpace(j.reason) == "" {
 			t.Errorf("%s:%d: %s has no reason", judgmentFile, i+2, j.key)
