@@ -21,10 +21,13 @@ package tuner
 //     to fp32 and keeps that copy plus the normalized 16-bit output for
 //     backward: 4 + 2 bytes per element (transformers LlamaRMSNorm.forward);
 //     torch LayerNorm keeps its input (Korthikanti's 2 bytes).
-//   - The fp32 logits for the loss take 4sbv/t bytes (Korthikanti §4.3);
-//     for vocabularies of 128k+ at small h this term dominates
-//     (memory-model.md §3.1). Encoder-only models are assumed to train a small
-//     classification head: no vocabulary logits.
+//   - The loss takes lossBytesPerLogit × s·b·v/t bytes (Korthikanti §4.3
+//     counts 4, one fp32 copy; transformers' default loss path holds three
+//     fp32 copies at the start of backward); for vocabularies of 128k+ at
+//     small h this term dominates (memory-model.md §3.1). Encoder-only models
+//     are assumed to train a small classification head: no vocabulary logits.
+//   - Eager attention stores eagerScoreBytes per score (fp32 softmax output
+//     plus its 16-bit copy).
 //   - Full checkpointing keeps each layer's input (2sbh per layer) plus one
 //     layer's full working set while it is recomputed.
 //   - Pipeline parallelism with 1F1B: the first stage holds p micro-batches
@@ -51,6 +54,56 @@ type layerActivation struct {
 
 func (l layerActivation) bytes(tokens, seq float64) float64 {
 	return tokens * (l.perToken + l.perTokenSeq*seq)
+}
+
+// eagerScoreBytes is what eager attention stores per attention score (per
+// head, query and key position) for backward. The softmax runs in fp32 under
+// 16-bit compute: transformers' eager_attention_forward calls
+// "nn.functional.softmax(attn_weights, dim=-1, dtype=torch.float32).to(query.dtype)"
+// (models/llama/modeling_llama.py), and autocast runs softmax in fp32 for
+// models that do not ask (torch.amp autocast op reference, "CUDA Ops that can
+// autocast to float32": softmax). Softmax saves its fp32 output (4 bytes);
+// the matmul with V saves the 16-bit copy (ab). With attention dropout the
+// dropout runs on the fp32 probabilities: a 1-byte mask and a 4-byte output
+// (Korthikanti's as²b + 2as²b at 4 bytes). Under fp32 compute there is no
+// copy. bench/gpu measured 6.0 bytes per score (Qwen2.5-0.5B, bf16, no
+// dropout): 4 + 2.
+func eagerScoreBytes(m *Model, ab float64) float64 {
+	b := 4.0
+	if m.Dropout {
+		b += 1 + 4
+	}
+	if ab < 4 {
+		b += ab
+	}
+	return b
+}
+
+// lossBytesPerLogit is the bytes per logit (token × vocabulary entry) live
+// at the loss's peak, which is the start of backward:
+//   - hf-default: transformers' ForCausalLMLoss ("logits = logits.float()",
+//     then nn.functional.cross_entropy; src/transformers/loss/loss_utils.py
+//     since v4.46) — cross_entropy is log_softmax + nll_loss, log_softmax
+//     saves its fp32 output (4), and backward first materialises nll_loss's
+//     fp32 gradient (4) and then log_softmax's fp32 input gradient (4)
+//     while both are alive: 12 bytes. The 16-bit logits and the fp32 upcast
+//     (2 + 4 + 4 = 10 in forward) are freed by then when the caller keeps only
+//     the loss, as Trainer.compute_loss does. bench/gpu measured 12.6-13.2
+//     bytes per logit on the micro-batch slope, which also holds the growth
+//     of the other activations. Before v4.46 the models upcast the logits in
+//     forward and shifted a contiguous copy, which holds more; not modelled.
+//   - chunked: torchtune's CEWithChunkedOutputLoss and LitGPT's
+//     chunked_cross_entropy keep the 16-bit logits for backward and upcast
+//     one chunk at a time: ab bytes (one chunk's fp32 copy is left out).
+//   - fused: fused linear cross-entropy (Liger) never holds the full logits.
+func lossBytesPerLogit(l LossImpl, ab float64) float64 {
+	switch l {
+	case ChunkedLoss:
+		return ab
+	case FusedLoss:
+		return 0
+	}
+	return 12
 }
 
 // trainLayerActivation is the per-token storage of one transformer layer.
@@ -84,15 +137,47 @@ func trainLayerActivation(m *Model, r resolved, moe bool) layerActivation {
 	}
 	var s2 float64
 	if r.Attention == EagerAttention {
-		s2 = ab * H / t // softmax output
-		if m.Dropout {
-			s2 += (1 + ab) * H / t // dropout mask and output
-		}
+		s2 = eagerScoreBytes(m, ab) * H / t
 	} else {
 		attn += 4 * H / t // fp32 log-sum-exp
 	}
 	mlp := mlpActivation(m, r, moe, ab, t)
-	return layerActivation{perToken: rep + attn + mlp, perTokenSeq: s2}
+	return layerActivation{perToken: rep + attn + mlp + adapterInputCopies(m, r, moe, ab, t), perTokenSeq: s2}
+}
+
+// adapterInputCopies is what LoRA adapters add per token and layer when
+// they are kept in fp32 beside a 16-bit base: PEFT's lora.Linear.forward
+// casts the layer input to the adapter's dtype ("x = self._cast_input_dtype(x,
+// lora_A.weight.dtype)", earlier "x = x.to(lora_A.weight.dtype)";
+// peft/tuners/lora/layer.py), and lora_A's matmul saves that copy (cast back
+// to 16 bits under autocast) for its weight gradient, one per adapted module.
+// bench/gpu measured 2.05 bytes per input element per adapted module
+// (Qwen2.5-1.5B, all-linear minus q,v at micro batch 8). Pure-bf16 and fp32
+// adapters share the base's dtype: no copy.
+func adapterInputCopies(m *Model, r resolved, moe bool, ab, t float64) float64 {
+	if (r.Kind != LoRA && r.Kind != QLoRA) || r.Precision == PureBF16 || r.Precision == FP32 {
+		return 0
+	}
+	h, hd := float64(m.Hidden), float64(m.HeadDim)
+	inter, experts := float64(m.Intermediate), 1.0
+	if moe && m.MoE != nil {
+		inter = float64(m.MoE.Intermediate)
+		experts = float64(m.MoE.ActiveExperts + m.MoE.SharedExperts)
+	}
+	var in float64
+	for _, tg := range r.targets {
+		switch tg {
+		case "q", "k", "v":
+			in += h
+		case "o":
+			in += float64(m.Heads) * hd / t
+		case "gate", "up":
+			in += experts * h
+		case "down":
+			in += experts * inter / t
+		}
+	}
+	return ab * in
 }
 
 // mlpActivation is the MLP's stored bytes per token.
@@ -158,7 +243,7 @@ func trainActivations(m *Model, r resolved) int64 {
 	final := (normElem + ab) * h * tokens
 	var logits float64
 	if !m.Encoder {
-		logits = 4 * tokens * float64(m.Vocab) / t
+		logits = lossBytesPerLogit(r.Loss, ab) * tokens * float64(m.Vocab) / t
 	}
 	if p == 1 {
 		return int64(layers(m.Layers) + embed + final + logits)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Overhead constants. Each is a documented assumption; docs/validation.md
@@ -200,6 +201,38 @@ func contextBytes(r resolved) int64 {
 	return cudaContextBytes
 }
 
+// Allocated is the part of the per-GPU total that PyTorch's caching
+// allocator hands out (torch.cuda.max_memory_allocated): the total less the
+// CUDA context, the allocator's reserve and memory outside PyTorch (NCCL,
+// vLLM's non-torch memory, CUDA graphs).
+func (e Estimate) Allocated() int64 {
+	v := e.PerGPU.Total
+	for _, o := range e.Overheads {
+		if isAllocatorReserve(o.Name) || outsideTorch(o.Name) {
+			v -= o.Bytes
+		}
+	}
+	return v
+}
+
+// Reserved is what the caching allocator holds
+// (torch.cuda.max_memory_reserved): Allocated plus the allocator's reserve.
+func (e Estimate) Reserved() int64 {
+	v := e.PerGPU.Total
+	for _, o := range e.Overheads {
+		if outsideTorch(o.Name) {
+			v -= o.Bytes
+		}
+	}
+	return v
+}
+
+func isAllocatorReserve(name string) bool { return strings.HasPrefix(name, "allocator") }
+
+func outsideTorch(name string) bool {
+	return name == "CUDA context" || strings.HasPrefix(name, "NCCL") || name == "vLLM non-torch memory" || name == "CUDA graphs"
+}
+
 // estimateJSON is the stable `gpulint estimate --format json` shape.
 type estimateJSON struct {
 	PerGPU   Breakdown  `json:"per_gpu"`
@@ -207,6 +240,16 @@ type estimateJSON struct {
 	Fits     bool       `json:"fits"`
 	Headroom int64      `json:"headroom"`
 	Serve    *serveJSON `json:"serve,omitempty"`
+	// Added fields (the contract only grows): what torch's allocator would
+	// report, and the named parts of per_gpu.overhead.
+	Allocated int64          `json:"allocated"`
+	Reserved  int64          `json:"reserved"`
+	Overheads []overheadJSON `json:"overheads"`
+}
+
+type overheadJSON struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
 }
 
 type serveJSON struct {
@@ -218,10 +261,14 @@ type serveJSON struct {
 // MarshalJSON writes the stable JSON contract: per_gpu (weights, gradients,
 // optimizer_states, activations, kv_cache, overhead, total), capacity, fits,
 // headroom and, for serving only, serve (kv_bytes_per_token,
-// kv_cache_tokens, max_concurrency rounded to two decimals). All memory is
-// in bytes.
+// kv_cache_tokens, max_concurrency rounded to two decimals); then the added
+// allocated, reserved and overheads (name, bytes). All memory is in bytes.
 func (e Estimate) MarshalJSON() ([]byte, error) {
-	out := estimateJSON{PerGPU: e.PerGPU, Capacity: e.Capacity, Fits: e.Fits, Headroom: e.Headroom}
+	out := estimateJSON{PerGPU: e.PerGPU, Capacity: e.Capacity, Fits: e.Fits, Headroom: e.Headroom,
+		Allocated: e.Allocated(), Reserved: e.Reserved(), Overheads: []overheadJSON{}}
+	for _, o := range e.Overheads {
+		out.Overheads = append(out.Overheads, overheadJSON{Name: o.Name, Bytes: o.Bytes})
+	}
 	if s := e.Serve; s != nil {
 		out.Serve = &serveJSON{KVBytesPerToken: s.KVBytesPerToken, KVCacheTokens: s.KVCacheTokens,
 			MaxConcurrency: math.Round(s.MaxConcurrency*100) / 100}

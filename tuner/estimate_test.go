@@ -113,7 +113,10 @@ func TestZeROStagesMatchDeepSpeedEstimator(t *testing.T) {
 
 // The activation formula reproduces Korthikanti et al. Table 2 for a
 // GPT-style layer (LayerNorm, dropout, GeLU 4h MLP, materialized softmax):
-// sbh(10 + 24/t + 5as/(ht)).
+// sbh(10 + 24/t) plus the s² term. Korthikanti's 5as²b assumes Megatron's
+// fused 16-bit softmax (2 + 1 + 2 bytes per score); transformers and
+// autocast keep the softmax in fp32, so the model stores eagerScoreBytes =
+// 4 + 1 + 4 + 2 = 11 bytes per score (activation.go).
 func TestActivationsMatchKorthikanti(t *testing.T) {
 	m := &Model{ID: "test/gpt", Hidden: 1024, Layers: 4, Heads: 16, KVHeads: 16, HeadDim: 64,
 		Intermediate: 4096, Vocab: 1000, MaxPositions: 2048, Norm: "layernorm", NormsPerLayer: 2,
@@ -124,7 +127,7 @@ func TestActivationsMatchKorthikanti(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, b, h, a, tf := 2048.0, 1.0, 1024.0, 16.0, float64(tp)
-		want := s * b * h * (10 + 24/tf + 5*a*s/(h*tf))
+		want := s * b * h * (10 + 24/tf + 11*a*s/(h*tf))
 		if got := trainLayerActivation(m, r, false).bytes(s*b, s); math.Abs(got-want) > 1e-6*want {
 			t.Errorf("tp=%d: %.0f bytes per layer, Korthikanti %.0f", tp, got, want)
 		}
@@ -136,7 +139,7 @@ func TestActivationsScale(t *testing.T) {
 	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
 	big := CapacityTarget("huge", 1<<50)
 	act := func(w Workload) int64 { return estimate(t, m, big, w).PerGPU.Activations }
-	base := Workload{Kind: Train, SeqLen: 2048}
+	base := Workload{Kind: Train, SeqLen: 2048, Loss: ChunkedLoss}
 	a1 := act(base)
 	base.MicroBatch = 2
 	if a2 := act(base); a2 != 2*a1 {
@@ -146,9 +149,13 @@ func TestActivationsScale(t *testing.T) {
 	if ac := act(base); ac >= a1/4 {
 		t.Errorf("checkpointing keeps %d of %d bytes, want far less", ac, a1)
 	}
-	// The fp32 logits term 4·s·b·v (Korthikanti §4.3) is part of every
-	// non-checkpointed and checkpointed estimate.
-	if logits := int64(4 * 2048 * m.Vocab); act(base) < logits {
+	// The loss term (2·s·b·v for a chunked loss, 12·s·b·v for transformers'
+	// default) is part of every non-checkpointed and checkpointed estimate.
+	if logits := int64(2 * 2048 * m.Vocab); act(base) < logits {
+		t.Errorf("checkpointed activations %d are below the logits term %d", act(base), logits)
+	}
+	base.Loss = HFDefaultLoss
+	if logits := int64(12 * 2048 * m.Vocab); act(base) < logits {
 		t.Errorf("checkpointed activations %d are below the logits term %d", act(base), logits)
 	}
 	base.Checkpointing, base.Attention = false, EagerAttention
@@ -338,7 +345,7 @@ func TestEstimateJSONContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"capacity", "fits", "headroom", "per_gpu", "serve"}, keys(serve)); diff != "" {
+	if diff := cmp.Diff([]string{"allocated", "capacity", "fits", "headroom", "overheads", "per_gpu", "reserved", "serve"}, keys(serve)); diff != "" {
 		t.Errorf("serve JSON keys (-want +got):\n%s", diff)
 	}
 	var doc struct {
@@ -364,7 +371,7 @@ func TestEstimateJSONContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"capacity", "fits", "headroom", "per_gpu"}, keys(train)); diff != "" {
+	if diff := cmp.Diff([]string{"allocated", "capacity", "fits", "headroom", "overheads", "per_gpu", "reserved"}, keys(train)); diff != "" {
 		t.Errorf("train JSON keys (-want +got):\n%s", diff)
 	}
 	if !strings.HasPrefix(string(train), `{"per_gpu":{"weights":`) {

@@ -71,7 +71,7 @@ func TestMakePlanCases(t *testing.T) {
 					t.Errorf("micro batch %d is not the largest: %d fits too", w.MicroBatch, w.MicroBatch+1)
 				}
 			},
-			reasons: map[string]string{SettingZeroStage: "ZeRO-0 167."},
+			reasons: map[string]string{SettingZeroStage: "ZeRO-0 169."},
 		},
 		{
 			name: "global batch 512 kept on 8 gpus: micro divides 64 per gpu",

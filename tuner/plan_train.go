@@ -84,16 +84,21 @@ func (tp *trainPlanner) need(c trainCand, mb int, ckpt bool) int64 {
 }
 
 // maxMicro is the largest micro batch up to tp.maxMB that fits, 0 if none.
+// The limit keeps the margin the model's error band needs (bandLimit).
 func (tp *trainPlanner) maxMicro(c trainCand, ckpt bool) int {
-	return largestFitting(tp.maxMB, func(mb int) bool { return tp.need(c, mb, ckpt) <= tp.limit })
+	limit, _ := bandLimit(tp.limit, tp.target.Capacity, tp.base.Kind)
+	return largestFitting(tp.maxMB, func(mb int) bool { return tp.need(c, mb, ckpt) <= limit })
 }
 
 // MaxFittingMicroBatch is the largest micro batch, up to the planner's
 // ceiling of 1024 (DeepSpeed's autotuner's, memory-model.md §7), at which
 // w's estimate on t leaves the headroom fraction of capacity free; 0 when
 // even 1 does not fit or the estimate fails. w's other settings are kept.
+//
+// The limit keeps the margin the model's validated error band needs where
+// that exceeds the headroom (bandLimit).
 func MaxFittingMicroBatch(m *Model, t Target, w Workload, headroom float64) int {
-	limit := planLimit(t.Capacity, headroom)
+	limit, _ := bandLimit(planLimit(t.Capacity, headroom), t.Capacity, w.Kind)
 	return largestFitting(planMaxMicroBatch, func(mb int) bool {
 		w.MicroBatch = mb
 		e, err := EstimateMemory(m, t, w)
@@ -332,7 +337,12 @@ func (tp *trainPlanner) chooseBatch(c trainCand, floor int, ckptOK bool) (batchP
 }
 
 func (tp *trainPlanner) microReason(c trainCand, ckpt bool, maxFit int, bp batchPick) string {
-	at := fmt.Sprintf("%d needs %s of %s GiB", maxFit, gibs(tp.need(c, maxFit, ckpt)), gibs(tp.limit))
+	limit, banded := bandLimit(tp.limit, tp.target.Capacity, tp.base.Kind)
+	at := fmt.Sprintf("%d needs %s of %s GiB", maxFit, gibs(tp.need(c, maxFit, ckpt)), gibs(limit))
+	if banded {
+		at += fmt.Sprintf(" (capacity / %.2f: the memory model has under-predicted measured %s peaks by up to %.0f%%, docs/validation.md)",
+			1+underPrediction[tp.base.Kind], tp.base.Kind, underPrediction[tp.base.Kind]*100)
+	}
 	var next string
 	switch {
 	case maxFit < tp.maxMB:

@@ -42,9 +42,15 @@ func estimateInference(e *Estimate, m *Model, t Target, r resolved) error {
 	ab := actElemBytes(r.Precision)
 	act := inferenceForward(m, tokens, r.TensorParallel, ab)
 	if !m.Encoder {
-		// Logits over the prompt in the compute dtype, plus fp32 logits of the
-		// last position per sequence for sampling.
-		act += int64(float64(tokens*int64(m.Vocab))*ab)/int64(r.TensorParallel) + int64(r.MicroBatch)*int64(m.Vocab)*4
+		// Logits in the compute dtype, plus fp32 logits of the last position
+		// per sequence for sampling. generate() asks for the last position
+		// only at prefill (logits_to_keep=1, see LastLogits); a plain forward
+		// returns logits for every prompt position.
+		positions := int64(r.MicroBatch)
+		if r.PrefillLogits == AllLogits {
+			positions = tokens
+		}
+		act += int64(float64(positions*int64(m.Vocab))*ab)/int64(r.TensorParallel) + int64(r.MicroBatch)*int64(m.Vocab)*4
 	}
 	e.PerGPU = Breakdown{Weights: weights, Activations: act, KVCache: kv}
 	e.addOverhead("CUDA context", contextBytes(r))

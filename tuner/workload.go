@@ -45,6 +45,48 @@ const (
 	Adam8bit  Optimizer = "adam8bit"
 	SGD       Optimizer = "sgd" // with momentum
 	Adafactor Optimizer = "adafactor"
+	// AdamWForeach and AdamWFused name torch.optim.AdamW's implementations.
+	// Plain AdamW means the framework's default: torch's foreach kernel under
+	// AMP, pure bf16 and fp32 (torch.optim.optimizer._default_to_fused_or_foreach
+	// picks foreach on CUDA), DeepSpeed's FusedAdam under the fp16/bf16/fp8
+	// master-weight recipes.
+	AdamWForeach Optimizer = "adamw-foreach"
+	AdamWFused   Optimizer = "adamw-fused"
+	// AdamWForLoop updates one parameter at a time: torch's foreach=False,
+	// or transformers' own AdamW (Trainer's "adamw_hf", its default before
+	// v4.29); its temporaries are one parameter's size and are left out.
+	AdamWForLoop Optimizer = "adamw-forloop"
+)
+
+// LossImpl is how the language-model loss is computed, which decides how
+// many bytes per logit (token × vocabulary entry) live at the loss's peak.
+type LossImpl string
+
+// Loss implementations (see lossBytesPerLogit).
+const (
+	// HFDefaultLoss is transformers' ForCausalLMLoss (loss/loss_utils.py,
+	// transformers ≥ 4.46): logits upcast to fp32, then cross_entropy.
+	HFDefaultLoss LossImpl = "hf-default"
+	// ChunkedLoss keeps the 16-bit logits and upcasts one chunk at a time
+	// (torchtune CEWithChunkedOutputLoss, LitGPT chunked_cross_entropy).
+	ChunkedLoss LossImpl = "chunked"
+	// FusedLoss never materialises the logits (Liger
+	// LigerFusedLinearCrossEntropyLoss, Apple cut-cross-entropy).
+	FusedLoss LossImpl = "fused"
+)
+
+// PrefillLogits says for which prompt positions an inference forward
+// computes logits.
+type PrefillLogits string
+
+// Prefill logits choices.
+const (
+	// LastLogits is generate(): "if self._supports_logits_to_keep() and
+	// "logits_to_keep" not in model_kwargs: model_kwargs["logits_to_keep"] = 1"
+	// (transformers src/transformers/generation/utils.py, GenerationMixin.generate).
+	LastLogits PrefillLogits = "last"
+	// AllLogits is a plain forward that returns logits for every position.
+	AllLogits PrefillLogits = "all"
 )
 
 // Device is an offload destination.
@@ -101,6 +143,11 @@ type Workload struct {
 	Checkpointing bool
 	// Attention: default FlashAttention.
 	Attention AttentionImpl
+	// Loss: default HFDefaultLoss for decoder training (transformers'
+	// unchunked loss, the largest of the three).
+	Loss LossImpl
+	// PrefillLogits for inference: default LastLogits (generate()).
+	PrefillLogits PrefillLogits
 
 	// LoRARank (default 16) and LoRATargets (default q, k, v, o, gate, up, down;
 	// also accepts q_proj-style names, w1/w2/w3 and "all-linear").
@@ -143,7 +190,9 @@ var kindSet = map[WorkloadKind]bool{Train: true, LoRA: true, QLoRA: true, Infere
 
 var precisionSet = map[Precision]bool{FP32: true, FP16: true, BF16: true, FP8: true, AMP: true, PureBF16: true}
 
-var optimizerSet = map[Optimizer]bool{AdamW: true, Adam8bit: true, SGD: true, Adafactor: true}
+var optimizerSet = map[Optimizer]bool{AdamW: true, Adam8bit: true, SGD: true, Adafactor: true, AdamWForeach: true, AdamWFused: true, AdamWForLoop: true}
+
+var lossSet = map[LossImpl]bool{HFDefaultLoss: true, ChunkedLoss: true, FusedLoss: true}
 
 // loraModuleAliases maps target-module spellings to canonical names.
 var loraModuleAliases = map[string]string{
@@ -195,6 +244,18 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 	}
 	if r.Attention == "" {
 		r.Attention = FlashAttention
+	}
+	if r.Loss == "" {
+		r.Loss = HFDefaultLoss
+	}
+	if !lossSet[r.Loss] {
+		errs = append(errs, fmt.Errorf("unknown loss implementation %q (want hf-default, chunked or fused)", r.Loss))
+	}
+	if r.PrefillLogits == "" {
+		r.PrefillLogits = LastLogits
+	}
+	if r.PrefillLogits != LastLogits && r.PrefillLogits != AllLogits {
+		errs = append(errs, fmt.Errorf("unknown prefill logits %q (want last or all)", r.PrefillLogits))
 	}
 	if r.Attention != FlashAttention && r.Attention != EagerAttention {
 		errs = append(errs, fmt.Errorf("unknown attention implementation %q", r.Attention))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -19,15 +20,38 @@ type EstimateOptions struct {
 	Factory *Factory
 
 	Model, GPU, Workload, Precision, Optimizer string
-	Params                                     int64
+	Params, GPUMemory                          string
 	GPUs, Zero, MicroBatch, SeqLen, LoRARank   int
 	TP, PP, MaxModelLen, MaxNumSeqs            int
+	MaxNumBatchedTokens, CUDAContextMiB        int
 	OffloadOptimizer, OffloadParam, KVCache    string
+	Attention, Loss, LoRATargets, Weights      string
+	PrefillLogits                              string
 	MIG                                        string
-	Checkpointing                              bool
+	Checkpointing, OptimizerInBackward         bool
+	EnforceEager                               bool
 	GPUMemoryUtilization                       float64
 	Format                                     string
 	ListGPUs, ListModels                       bool
+
+	params, gpuMemory int64 // parsed --params and --gpu-memory
+}
+
+// optimizerFlags maps --optimizer to the tuner's optimizer and whether its
+// states are paged (bitsandbytes paged optimizers).
+var optimizerFlags = map[string]struct {
+	opt   tuner.Optimizer
+	paged bool
+}{
+	"adamw": {tuner.AdamW, false}, "adamw-foreach": {tuner.AdamWForeach, false},
+	"adamw-fused": {tuner.AdamWFused, false}, "adamw-forloop": {tuner.AdamWForLoop, false},
+	"adam8bit": {tuner.Adam8bit, false}, "adamw8bit": {tuner.Adam8bit, false},
+	"paged-adamw": {tuner.AdamW, true}, "paged-adamw8bit": {tuner.Adam8bit, true}, "paged-adam8bit": {tuner.Adam8bit, true},
+	"sgd": {tuner.SGD, false}, "adafactor": {tuner.Adafactor, false},
+}
+
+var attentionFlags = map[string]tuner.AttentionImpl{
+	"eager": tuner.EagerAttention, "sdpa": tuner.FlashAttention, "flash": tuner.FlashAttention,
 }
 
 // NewCmdEstimate builds `gpulint estimate`.
@@ -52,13 +76,21 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.Model, "model", "", "model: catalog id or a directory with a Hugging Face config.json")
-	fl.Int64Var(&o.Params, "params", 0, "parameter count, when there is no model (the architecture of the catalog model of nearest size is used for activations)")
+	fl.StringVar(&o.Params, "params", "", "parameter count when there is no model, as 7.5B, 7.5e9 or 7500000000 (the architecture of the catalog model of nearest size is used for activations)")
 	fl.StringVar(&o.GPU, "gpu", "", "target GPU (catalog name or node label)")
+	fl.StringVar(&o.GPUMemory, "gpu-memory", "", "memory one process can allocate on a GPU that is not in the catalog, as 24GiB, 24GB or 24576MiB")
 	fl.StringVar(&o.MIG, "mig", "", "estimate against one MIG slice of the GPU (e.g. 3g.40gb)")
 	fl.IntVar(&o.GPUs, "gpus", 1, "GPUs in the job (data parallel degree for training)")
 	fl.StringVar(&o.Workload, "workload", "train", "train, lora, qlora, inference or serve")
 	fl.StringVar(&o.Precision, "precision", "", "fp32, fp16, bf16, fp8, amp or pure-bf16 (default: bf16 for training, the checkpoint dtype otherwise)")
-	fl.StringVar(&o.Optimizer, "optimizer", "", "adamw, adam8bit, sgd or adafactor (default adamw)")
+	fl.StringVar(&o.Optimizer, "optimizer", "", "adamw (the framework's default kernel), adamw-foreach, adamw-fused, adamw-forloop, adam8bit, paged-adamw, paged-adamw8bit, sgd or adafactor (default adamw)")
+	fl.BoolVar(&o.OptimizerInBackward, "optimizer-in-backward", false, "the optimizer steps inside backward (torchtune optimizer_in_bwd)")
+	fl.StringVar(&o.Attention, "attention", "", "attention implementation: eager, sdpa or flash (default sdpa/flash)")
+	fl.StringVar(&o.Loss, "loss", "", "loss implementation: hf-default (transformers, fp32 logits), chunked (torchtune, LitGPT) or fused (Liger) (default hf-default)")
+	fl.StringVar(&o.LoRATargets, "lora-targets", "", "LoRA target modules, comma-separated: q,k,v,o,gate,up,down, their _proj names or all-linear (default all-linear)")
+	fl.IntVar(&o.CUDAContextMiB, "cuda-context", 0, "CUDA context and kernels per process in MiB, when measured (default 512)")
+	fl.StringVar(&o.PrefillLogits, "prefill-logits", "", "inference: logits for the last prompt position (last, as generate() does) or all (default last)")
+	fl.StringVar(&o.Weights, "weights", "", "stored weight format for inference, serving and QLoRA: fp32, fp16, bf16, fp8, int8, awq, gptq, nf4, nf4-dq, mxfp4, nvfp4 (default: the checkpoint's)")
 	fl.IntVar(&o.Zero, "zero", 0, "DeepSpeed ZeRO stage 0-3")
 	fl.StringVar(&o.OffloadOptimizer, "offload-optimizer", "none", "none, cpu or nvme")
 	fl.StringVar(&o.OffloadParam, "offload-param", "none", "none, cpu or nvme")
@@ -72,6 +104,8 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.IntVar(&o.MaxModelLen, "max-model-len", 0, "vLLM max_model_len (default: the model's max positions)")
 	fl.IntVar(&o.MaxNumSeqs, "max-num-seqs", 0, "vLLM max_num_seqs (default by GPU)")
 	fl.StringVar(&o.KVCache, "kv-cache-dtype", "", "vLLM kv_cache_dtype: auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16, float16")
+	fl.IntVar(&o.MaxNumBatchedTokens, "max-num-batched-tokens", 0, "vLLM max_num_batched_tokens (default by GPU)")
+	fl.BoolVar(&o.EnforceEager, "enforce-eager", false, "vLLM enforce_eager: no CUDA graphs")
 	fl.StringVar(&o.Format, "format", "text", "output format: text or json")
 	fl.BoolVar(&o.ListGPUs, "list-gpus", false, "list the GPU catalog and exit")
 	fl.BoolVar(&o.ListModels, "list-models", false, "list the model catalog and exit")
@@ -83,13 +117,35 @@ func (o *EstimateOptions) validate() error {
 		return nil
 	}
 	bad := func(format string, a ...any) error { return &usageError{fmt.Errorf(format, a...)} }
+	if o.Params != "" {
+		n, err := parseCount(o.Params)
+		if err != nil {
+			return bad("--params: %v", err)
+		}
+		o.params = n
+	}
+	if o.GPUMemory != "" {
+		n, err := parseBytes(o.GPUMemory)
+		if err != nil {
+			return bad("--gpu-memory: %v", err)
+		}
+		o.gpuMemory = n
+	}
+	if _, ok := optimizerFlags[o.Optimizer]; o.Optimizer != "" && !ok {
+		return bad("unknown --optimizer %q (want adamw, adamw-foreach, adamw-fused, adamw-forloop, adam8bit, paged-adamw, paged-adamw8bit, sgd or adafactor)", o.Optimizer)
+	}
+	if _, ok := attentionFlags[o.Attention]; o.Attention != "" && !ok {
+		return bad("unknown --attention %q (want eager, sdpa or flash)", o.Attention)
+	}
 	switch {
-	case o.Model == "" && o.Params <= 0:
+	case o.Model == "" && o.params <= 0:
 		return bad("give --model ID|DIR or --params N")
-	case o.Model != "" && o.Params > 0:
+	case o.Model != "" && o.params > 0:
 		return bad("--model and --params are mutually exclusive")
-	case o.GPU == "":
-		return bad("--gpu is required")
+	case o.GPU == "" && o.gpuMemory == 0:
+		return bad("give --gpu NAME or --gpu-memory SIZE")
+	case o.CUDAContextMiB < 0 || o.MaxNumBatchedTokens < 0:
+		return bad("--cuda-context and --max-num-batched-tokens must not be negative")
 	case !slices.Contains([]string{"train", "lora", "qlora", "inference", "serve"}, o.Workload):
 		return bad("unknown --workload %q (want train, lora, qlora, inference or serve)", o.Workload)
 	case o.Zero < 0 || o.Zero > 3:
@@ -119,16 +175,15 @@ func runEstimate(o *EstimateOptions) error {
 	if o.ListGPUs || o.ListModels {
 		return listCatalog(ios.Out, cat, o.ListGPUs)
 	}
-	if err := deps.Targets.CheckFlags(o.GPU, o.Model); err != nil {
-		return &usageError{err}
+	target, err := o.target(deps.Targets, cat)
+	if err != nil {
+		return err
 	}
-	g, ok := cat.GPU(o.GPU)
-	if !ok {
-		pl, _ := cat.ParseProductLabel(o.GPU)
-		g = pl.GPU
-	}
-	target := g.Target()
 	if o.MIG != "" {
+		g := target.GPU
+		if g == nil {
+			return &usageError{errors.New("--mig needs a catalog --gpu")}
+		}
 		p, ok := g.MIGProfile(o.MIG)
 		if !ok {
 			return &usageError{fmt.Errorf("%s has no MIG profile %q", g.Name, o.MIG)}
@@ -139,9 +194,18 @@ func runEstimate(o *EstimateOptions) error {
 	if err != nil {
 		return &usageError{err}
 	}
+	opt := optimizerFlags[o.Optimizer]
+	var targets []string
+	if o.LoRATargets != "" {
+		targets = strings.Split(o.LoRATargets, ",")
+	}
 	w := tuner.Workload{
 		Kind: tuner.WorkloadKind(o.Workload), Precision: tuner.Precision(o.Precision),
-		Optimizer: tuner.Optimizer(o.Optimizer), ZeroStage: o.Zero,
+		Optimizer: opt.opt, PagedOptimizer: opt.paged, OptimizerInBackward: o.OptimizerInBackward,
+		Attention: attentionFlags[o.Attention], Loss: tuner.LossImpl(o.Loss), LoRATargets: targets,
+		PrefillLogits: tuner.PrefillLogits(o.PrefillLogits), WeightQuant: o.Weights,
+		CUDAContextBytes: int64(o.CUDAContextMiB) * tuner.MiB, MaxNumBatchedTokens: o.MaxNumBatchedTokens,
+		EnforceEager: o.EnforceEager, ZeroStage: o.Zero,
 		OffloadOptimizer: tuner.Device(o.OffloadOptimizer), OffloadParam: tuner.Device(o.OffloadParam),
 		DataParallel: max(o.GPUs/(o.TP*o.PP), 1), TensorParallel: o.TP, PipelineParallel: o.PP,
 		MicroBatch: o.MicroBatch, SeqLen: o.SeqLen, Checkpointing: o.Checkpointing, LoRARank: o.LoRARank,
@@ -160,6 +224,83 @@ func runEstimate(o *EstimateOptions) error {
 	return tuner.RenderEstimateText(ios.Out, e, tuner.RenderOptions{Color: ios.ColorEnabled()})
 }
 
+// target resolves --gpu and --gpu-memory: a catalog GPU (its capacity
+// replaced when --gpu-memory is given too), or a bare capacity for a GPU the
+// catalog lacks.
+func (o *EstimateOptions) target(r interface{ CheckFlags(gpu, model string) error }, cat *tuner.Catalog) (tuner.Target, error) {
+	if o.gpuMemory > 0 {
+		if err := r.CheckFlags("", o.Model); err != nil {
+			return tuner.Target{}, &usageError{err}
+		}
+		name := o.GPU
+		if name == "" {
+			name = fmt.Sprintf("GPU with %s", o.GPUMemory)
+		}
+		if g, ok := cat.GPU(o.GPU); ok {
+			t := g.Target()
+			t.Capacity = o.gpuMemory
+			return t, nil
+		}
+		return tuner.CapacityTarget(name, o.gpuMemory), nil
+	}
+	if err := r.CheckFlags(o.GPU, o.Model); err != nil {
+		return tuner.Target{}, &usageError{err}
+	}
+	g, ok := cat.GPU(o.GPU)
+	if !ok {
+		pl, _ := cat.ParseProductLabel(o.GPU)
+		g = pl.GPU
+	}
+	return g.Target(), nil
+}
+
+// parseCount reads a count written as an integer, in e-notation (7.5e9) or
+// with a K, M, B or T suffix (7.5B).
+func parseCount(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	mult := 1.0
+	if t != "" {
+		switch strings.ToUpper(t[len(t)-1:]) {
+		case "K":
+			mult = 1e3
+		case "M":
+			mult = 1e6
+		case "B", "G":
+			mult = 1e9
+		case "T":
+			mult = 1e12
+		}
+		if mult != 1 {
+			t = t[:len(t)-1]
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v <= 0 || math.IsInf(v, 0) || v*mult > math.MaxInt64/2 {
+		return 0, fmt.Errorf("%q is not a positive count (want 7.5B, 7.5e9 or 7500000000)", s)
+	}
+	return int64(math.Round(v * mult)), nil
+}
+
+// parseBytes reads a memory size with a unit: KiB, MiB, GiB, TiB (powers of
+// 1024) or KB, MB, GB, TB (powers of 1000).
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}}
+	for _, u := range units {
+		if len(t) > len(u.suffix) && strings.EqualFold(t[len(t)-len(u.suffix):], u.suffix) {
+			v, err := strconv.ParseFloat(strings.TrimSpace(t[:len(t)-len(u.suffix)]), 64)
+			if err != nil || v <= 0 || v*u.mult > math.MaxInt64/2 {
+				break
+			}
+			return int64(v * u.mult), nil
+		}
+	}
+	return 0, fmt.Errorf("%q is not a memory size (want 24GiB, 24GB or 24576MiB)", s)
+}
+
 // model resolves --model or --params.
 func (o *EstimateOptions) model(byID func(string, bool) (*tuner.Model, error), cat *tuner.Catalog) (*tuner.Model, error) {
 	if o.Model != "" {
@@ -170,7 +311,7 @@ func (o *EstimateOptions) model(byID func(string, bool) (*tuner.Model, error), c
 		if m.Encoder || m.MoE != nil {
 			continue
 		}
-		if best == nil || math.Abs(math.Log(float64(m.Params())/float64(o.Params))) < math.Abs(math.Log(float64(best.Params())/float64(o.Params))) {
+		if best == nil || math.Abs(math.Log(float64(m.Params())/float64(o.params))) < math.Abs(math.Log(float64(best.Params())/float64(o.params))) {
 			best = m
 		}
 	}
@@ -178,8 +319,8 @@ func (o *EstimateOptions) model(byID func(string, bool) (*tuner.Model, error), c
 		return nil, errors.New("no catalog model to take an architecture from")
 	}
 	cp := *best
-	cp.ID = fmt.Sprintf("%d params (architecture of %s)", o.Params, best.ID)
-	cp.ExactParams = o.Params
+	cp.ID = fmt.Sprintf("%d params (architecture of %s)", o.params, best.ID)
+	cp.ExactParams = o.params
 	return &cp, nil
 }
 

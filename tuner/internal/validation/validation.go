@@ -7,6 +7,7 @@
 package validation
 
 import (
+	"embed"
 	"fmt"
 	"math"
 	"sort"
@@ -46,16 +47,22 @@ type validationCase struct {
 	note     string
 }
 
-// Models outside the catalog, as their config.json describes them.
-func validationConfigs() map[string]string {
-	return map[string]string{
-		// Qwen/Qwen1.5-7B-Chat-GPTQ-Int4 config.json (architecture of Qwen1.5-7B).
-		"Qwen/Qwen1.5-7B-Chat-GPTQ-Int4": `{"model_type": "qwen2", "hidden_size": 4096, "intermediate_size": 11008,
-		"num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 32, "max_position_embeddings": 32768,
-		"vocab_size": 151936, "tie_word_embeddings": false, "torch_dtype": "float16",
-		"quantization_config": {"quant_method": "gptq", "bits": 4, "group_size": 128}}`,
-	}
+// configs holds models outside the catalog as directories with their
+// config.json, so that a row's printed command can name the directory:
+// testdata/Qwen1.5-7B-Chat-GPTQ-Int4 is Qwen/Qwen1.5-7B-Chat-GPTQ-Int4's
+// config.json (the architecture of Qwen1.5-7B).
+//
+//go:embed testdata
+var configs embed.FS
+
+// configDirs maps a case's model key to its directory under testdata.
+var configDirs = map[string]string{
+	"Qwen/Qwen1.5-7B-Chat-GPTQ-Int4": "testdata/Qwen1.5-7B-Chat-GPTQ-Int4",
 }
+
+// pkgDir is this package's directory from the repository root, for the
+// printed commands.
+const pkgDir = "tuner/internal/validation/"
 
 func mib(v float64) float64 { return v * float64(tuner.MiB) }
 func gb(v float64) float64  { return v * 1e9 }
@@ -85,20 +92,20 @@ func validationCases() []validationCase {
 		// attention with dropout), nvidia-smi "used" after training.
 		{id: "hf-bert-fp32-bs4", source: hfPerf, setup: bertSetup + ", fp32, AdamW, batch 4",
 			model: bertLarge, gpu: "V100-16GB", metric: metricDevice, measured: mib(14949), unit: "MiB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.FP32, MicroBatch: 4, SeqLen: 512, Attention: tuner.EagerAttention, CUDAContextBytes: v100ctx}},
+			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.FP32, Optimizer: tuner.AdamWForLoop, MicroBatch: 4, SeqLen: 512, Attention: tuner.EagerAttention, CUDAContextBytes: v100ctx}},
 		{id: "hf-bert-fp32-bs1-ga4", source: hfPerf, setup: bertSetup + ", fp32, AdamW, batch 1 × grad-accum 4",
 			model: bertLarge, gpu: "V100-16GB", metric: metricDevice, measured: mib(8681), unit: "MiB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.FP32, MicroBatch: 1, SeqLen: 512, Attention: tuner.EagerAttention, CUDAContextBytes: v100ctx}},
+			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.FP32, Optimizer: tuner.AdamWForLoop, MicroBatch: 1, SeqLen: 512, Attention: tuner.EagerAttention, CUDAContextBytes: v100ctx}},
 		{id: "hf-bert-fp32-bs1-ckpt", source: hfPerf, setup: bertSetup + ", fp32, AdamW, batch 1, gradient checkpointing",
 			model: bertLarge, gpu: "V100-16GB", metric: metricDevice, measured: mib(6775), unit: "MiB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.FP32, MicroBatch: 1, SeqLen: 512, Attention: tuner.EagerAttention, Checkpointing: true, CUDAContextBytes: v100ctx}},
+			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.FP32, Optimizer: tuner.AdamWForLoop, MicroBatch: 1, SeqLen: 512, Attention: tuner.EagerAttention, Checkpointing: true, CUDAContextBytes: v100ctx}},
 		{id: "hf-bert-amp-bs4", source: hfPerf, setup: bertSetup + ", fp16 AMP, AdamW, batch 4",
 			model: bertLarge, gpu: "V100-16GB", metric: metricDevice, measured: mib(13939), unit: "MiB", reported: "fits", maxErr: 25,
-			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.AMP, MicroBatch: 4, SeqLen: 512, Attention: tuner.EagerAttention, CUDAContextBytes: v100ctx},
+			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.AMP, Optimizer: tuner.AdamWForLoop, MicroBatch: 4, SeqLen: 512, Attention: tuner.EagerAttention, CUDAContextBytes: v100ctx},
 			note:     "autocast runs softmax and LayerNorm in fp32, so some stored activations are 4 bytes where the model assumes 2"},
 		{id: "hf-bert-amp-bs1-ckpt", source: hfPerf, setup: bertSetup + ", fp16 AMP, AdamW, batch 1, checkpointing",
 			model: bertLarge, gpu: "V100-16GB", metric: metricDevice, measured: mib(7275), unit: "MiB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.AMP, MicroBatch: 1, SeqLen: 512, Attention: tuner.EagerAttention, Checkpointing: true, CUDAContextBytes: v100ctx}},
+			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.AMP, Optimizer: tuner.AdamWForLoop, MicroBatch: 1, SeqLen: 512, Attention: tuner.EagerAttention, Checkpointing: true, CUDAContextBytes: v100ctx}},
 		{id: "hf-bert-adafactor-bs4", source: hfPerf, setup: bertSetup + ", fp32, Adafactor, batch 4",
 			model: bertLarge, gpu: "V100-16GB", metric: metricDevice, measured: mib(12295), unit: "MiB", reported: "fits", maxErr: 20,
 			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.FP32, Optimizer: tuner.Adafactor, MicroBatch: 4, SeqLen: 512, Attention: tuner.EagerAttention, CUDAContextBytes: v100ctx}},
@@ -117,30 +124,30 @@ func validationCases() []validationCase {
 		// "Max GPU RAM" is torch.cuda.max_memory_allocated in GB.
 		{id: "litgpt-llama2-7b-lora-mbs1", source: litgpt, setup: "Llama-2-7B LoRA (q,v r=8), micro-batch 1, seq ≤1304",
 			model: llama2x7b, gpu: "A100-40GB", metric: metricAllocated, measured: gb(21.30), unit: "GB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 1, SeqLen: 1304}},
+			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 1, SeqLen: 1304}},
 		{id: "litgpt-llama2-7b-lora-mbs2", source: litgpt, setup: "Llama-2-7B LoRA (q,v r=8), micro-batch 2, seq ≤1304",
 			model: llama2x7b, gpu: "A100-40GB", metric: metricAllocated, measured: gb(29.07), unit: "GB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 2, SeqLen: 1304}},
+			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 2, SeqLen: 1304}},
 		{id: "litgpt-llama2-7b-lora-mbs4", source: litgpt, setup: "Llama-2-7B LoRA (q,v r=8), micro-batch 4, seq ≤1304",
 			model: llama2x7b, gpu: "A100-40GB", metric: metricAllocated, reported: "oom",
-			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 4, SeqLen: 1304}},
+			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 4, SeqLen: 1304}},
 		{id: "litgpt-llama2-7b-qlora-nf4", source: litgpt, setup: "Llama-2-7B LoRA (q,v r=8) on a bnb.nf4 base, micro-batch 1",
 			model: llama2x7b, gpu: "A100-40GB", metric: metricAllocated, measured: gb(14.14), unit: "GB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.QLoRA, Precision: tuner.PureBF16, WeightQuant: "nf4", LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 1, SeqLen: 1304},
+			workload: tuner.Workload{Kind: tuner.QLoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, WeightQuant: "nf4", LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 1, SeqLen: 1304},
 			note:     qloraMiss},
 		{id: "litgpt-llama2-7b-qlora-nf4dq", source: litgpt, setup: "Llama-2-7B LoRA (q,v r=8) on a bnb.nf4-dq base, micro-batch 1",
 			model: llama2x7b, gpu: "A100-40GB", metric: metricAllocated, measured: gb(13.84), unit: "GB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.QLoRA, Precision: tuner.PureBF16, WeightQuant: "nf4-dq", LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 1, SeqLen: 1304},
+			workload: tuner.Workload{Kind: tuner.QLoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, WeightQuant: "nf4-dq", LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 1, SeqLen: 1304},
 			note:     qloraMiss},
 		{id: "litgpt-llama2-13b-lora-mbs1", source: litgpt, setup: "Llama-2-13B LoRA (q,v r=8), micro-batch 1, seq ≤1304",
 			model: llama2x13b, gpu: "A100-40GB", metric: metricAllocated, measured: gb(38.12), unit: "GB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 1, SeqLen: 1304}},
+			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 1, SeqLen: 1304}},
 		{id: "litgpt-llama2-13b-lora-mbs2", source: litgpt, setup: "Llama-2-13B LoRA (q,v r=8), micro-batch 2, seq ≤1304",
 			model: llama2x13b, gpu: "A100-40GB", metric: metricAllocated, reported: "oom",
-			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 2, SeqLen: 1304}},
+			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 2, SeqLen: 1304}},
 		{id: "litgpt-llama2-13b-qlora-nf4", source: litgpt, setup: "Llama-2-13B LoRA (q,v r=8) on a bnb.nf4 base, micro-batch 1",
 			model: llama2x13b, gpu: "A100-40GB", metric: metricAllocated, measured: gb(23.14), unit: "GB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.QLoRA, Precision: tuner.PureBF16, WeightQuant: "nf4", LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 1, SeqLen: 1304},
+			workload: tuner.Workload{Kind: tuner.QLoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, WeightQuant: "nf4", LoRARank: 8, LoRATargets: []string{"q", "v"}, MicroBatch: 1, SeqLen: 1304},
 			note:     qloraMiss},
 		{id: "litgpt-llama2-7b-generate-bf16", source: litgpt, setup: "Llama-2-7B generate, bf16, short prompt + 50 new tokens",
 			model: llama2x7b, gpu: "A100-40GB", metric: metricAllocated, measured: gb(13.52), unit: "GB", reported: "fits", maxErr: 10,
@@ -167,14 +174,14 @@ func validationCases() []validationCase {
 		// on q, v, output_proj and the MLP). Peak taken as reserved memory.
 		{id: "torchtune-llama31-8b-full", source: torchtune, setup: "Llama-3.1-8B full fine-tune, paged 8-bit AdamW in backward, checkpointing",
 			model: llama31x8b, gpu: "RTX-4090", metric: metricReserved, measured: gibf(18.9), unit: "GiB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, Optimizer: tuner.Adam8bit, PagedOptimizer: true, OptimizerInBackward: true, MicroBatch: 2, SeqLen: 2048, Checkpointing: true}},
+			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, Optimizer: tuner.Adam8bit, PagedOptimizer: true, OptimizerInBackward: true, MicroBatch: 2, SeqLen: 2048, Checkpointing: true}},
 		{id: "torchtune-llama31-8b-lora", source: torchtune, setup: "Llama-3.1-8B LoRA r=8 (q, k, v, o, MLP), checkpointing",
 			model: llama31x8b, gpu: "RTX-4090", metric: metricReserved, measured: gibf(16.2), unit: "GiB", reported: "fits", maxErr: 35,
-			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, LoRARank: 8, LoRATargets: []string{"q", "k", "v", "o", "gate", "up", "down"}, MicroBatch: 2, SeqLen: 2048, Checkpointing: true},
+			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, LoRARank: 8, LoRATargets: []string{"q", "k", "v", "o", "gate", "up", "down"}, MicroBatch: 2, SeqLen: 2048, Checkpointing: true},
 			note:     tuneMiss},
 		{id: "torchtune-llama31-8b-qlora", source: torchtune, setup: "Llama-3.1-8B QLoRA (NF4) r=8 (q, k, v, o, MLP), checkpointing",
 			model: llama31x8b, gpu: "RTX-4090", metric: metricReserved, measured: gibf(7.4), unit: "GiB", reported: "fits", maxErr: 35,
-			workload: tuner.Workload{Kind: tuner.QLoRA, Precision: tuner.PureBF16, LoRARank: 8, LoRATargets: []string{"q", "k", "v", "o", "gate", "up", "down"}, MicroBatch: 2, SeqLen: 2048, Checkpointing: true},
+			workload: tuner.Workload{Kind: tuner.QLoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, LoRARank: 8, LoRATargets: []string{"q", "k", "v", "o", "gate", "up", "down"}, MicroBatch: 2, SeqLen: 2048, Checkpointing: true},
 			note:     tuneMiss},
 
 		// --- vLLM v0.19.0 start-up logs, H100-80GB, util 0.95, OpenAI server defaults.
@@ -224,8 +231,12 @@ type validationResult struct {
 }
 
 func validationModel(c *tuner.Catalog, id string) (*tuner.Model, error) {
-	if cfg, ok := validationConfigs()[id]; ok {
-		m, err := tuner.ModelFromHFConfig([]byte(cfg))
+	if dir, ok := configDirs[id]; ok {
+		cfg, err := configs.ReadFile(dir + "/config.json")
+		if err != nil {
+			return nil, err
+		}
+		m, err := tuner.ModelFromHFConfig(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
@@ -239,21 +250,115 @@ func validationModel(c *tuner.Catalog, id string) (*tuner.Model, error) {
 	return m, nil
 }
 
+// command is the `gpulint estimate` invocation that restates the case: the
+// model and GPU, then every workload field that differs from its zero value.
+// The CLI test runs each printed command and checks it reproduces the row.
+func (c validationCase) command() string {
+	w := c.workload
+	model := c.model
+	if dir, ok := configDirs[model]; ok {
+		model = pkgDir + dir
+	}
+	a := []string{"gpulint estimate", "--model", model, "--gpu", c.gpu, "--workload", string(w.Kind)}
+	add := func(flag string, v any) { a = append(a, "--"+flag, fmt.Sprint(v)) }
+	flag := func(name string, on bool) {
+		if on {
+			a = append(a, "--"+name)
+		}
+	}
+	if w.Precision != "" {
+		add("precision", w.Precision)
+	}
+	if o := optimizerFlag(w); o != "" {
+		add("optimizer", o)
+	}
+	flag("optimizer-in-backward", w.OptimizerInBackward)
+	tp, pp, dp := max(w.TensorParallel, 1), max(w.PipelineParallel, 1), max(w.DataParallel, 1)
+	if n := tp * pp * dp; n > 1 {
+		add("gpus", n)
+	}
+	if tp > 1 {
+		add("tp", tp)
+	}
+	if pp > 1 {
+		add("pp", pp)
+	}
+	if w.ZeroStage > 0 {
+		add("zero", w.ZeroStage)
+	}
+	if w.OffloadOptimizer != "" && w.OffloadOptimizer != tuner.NoOffload {
+		add("offload-optimizer", w.OffloadOptimizer)
+	}
+	if w.OffloadParam != "" && w.OffloadParam != tuner.NoOffload {
+		add("offload-param", w.OffloadParam)
+	}
+	if w.Kind != tuner.Serve {
+		add("micro-batch", max(w.MicroBatch, 1))
+	}
+	if w.SeqLen > 0 {
+		add("seq-len", w.SeqLen)
+	}
+	flag("checkpointing", w.Checkpointing)
+	if w.Attention == tuner.EagerAttention {
+		add("attention", "eager")
+	}
+	if w.Loss != "" {
+		add("loss", w.Loss)
+	}
+	if w.PrefillLogits != "" {
+		add("prefill-logits", w.PrefillLogits)
+	}
+	if w.LoRARank > 0 {
+		add("lora-rank", w.LoRARank)
+	}
+	if len(w.LoRATargets) > 0 {
+		add("lora-targets", strings.Join(w.LoRATargets, ","))
+	}
+	if w.WeightQuant != "" {
+		add("weights", w.WeightQuant)
+	}
+	if w.GPUMemoryUtilization > 0 {
+		add("gpu-memory-utilization", w.GPUMemoryUtilization)
+	}
+	if w.MaxModelLen > 0 {
+		add("max-model-len", w.MaxModelLen)
+	}
+	if w.MaxNumSeqs > 0 {
+		add("max-num-seqs", w.MaxNumSeqs)
+	}
+	if w.MaxNumBatchedTokens > 0 {
+		add("max-num-batched-tokens", w.MaxNumBatchedTokens)
+	}
+	if w.KVCacheDtype != "" {
+		add("kv-cache-dtype", w.KVCacheDtype)
+	}
+	flag("enforce-eager", w.EnforceEager)
+	if w.CUDAContextBytes > 0 {
+		add("cuda-context", w.CUDAContextBytes/tuner.MiB)
+	}
+	return strings.Join(a, " ")
+}
+
+// optimizerFlag is --optimizer's spelling of w's optimizer.
+func optimizerFlag(w tuner.Workload) string {
+	o := string(w.Optimizer)
+	if w.PagedOptimizer {
+		if o == "" {
+			o = string(tuner.AdamW)
+		}
+		return "paged-" + o
+	}
+	return o
+}
+
 func metricValue(e tuner.Estimate, metric string) float64 {
 	switch metric {
 	case metricKVTokens:
 		return float64(e.Serve.KVCacheTokens)
-	case metricAllocated, metricReserved:
-		v := e.PerGPU.Total
-		for _, o := range e.Overheads {
-			switch {
-			case strings.HasPrefix(o.Name, "allocator") && metric == metricReserved:
-			case strings.HasPrefix(o.Name, "allocator"), o.Name == "CUDA context",
-				strings.HasPrefix(o.Name, "NCCL"), o.Name == "vLLM non-torch memory", o.Name == "CUDA graphs":
-				v -= o.Bytes
-			}
-		}
-		return float64(v)
+	case metricAllocated:
+		return float64(e.Allocated())
+	case metricReserved:
+		return float64(e.Reserved())
 	}
 	return float64(e.PerGPU.Total)
 }
@@ -264,7 +369,7 @@ func runValidation() ([]validationResult, error) {
 		return nil, err
 	}
 	var out []validationResult
-	for _, vc := range validationCases() {
+	for _, vc := range append(validationCases(), benchCases()...) {
 		g, ok := c.GPU(vc.gpu)
 		if !ok {
 			return nil, fmt.Errorf("%s: unknown GPU %s", vc.id, vc.gpu)
@@ -324,6 +429,9 @@ type Report struct {
 	rows           []validationResult
 	all, peaks, kv float64
 	n, nPeaks, nKV int
+	// Medians over the published rows and over those measured here.
+	published, here   float64
+	nPublished, nHere int
 }
 
 // Run estimates every case with the compiled-in catalog.
@@ -336,6 +444,8 @@ func Run() (*Report, error) {
 	r.all, r.n = medianAbs(rs, func(validationResult) bool { return true })
 	r.peaks, r.nPeaks = medianAbs(rs, func(r validationResult) bool { return r.c.metric != metricKVTokens })
 	r.kv, r.nKV = medianAbs(rs, func(r validationResult) bool { return r.c.metric == metricKVTokens })
+	r.published, r.nPublished = medianAbs(rs, func(r validationResult) bool { return r.c.source != benchSource })
+	r.here, r.nHere = medianAbs(rs, func(r validationResult) bool { return r.c.source == benchSource })
 	return r, nil
 }
 
@@ -345,7 +455,8 @@ func (r *Report) Log() []string {
 	for _, x := range r.rows {
 		out = append(out, fmt.Sprintf("%-36s pred %14.0f meas %14.0f err %7.2f%% fits=%v [%s]", x.c.id, x.predicted, x.c.measured, x.errPct, x.predFits, x.breakdown))
 	}
-	return append(out, fmt.Sprintf("median |error|: all %.2f%% (n=%d), peaks %.2f%% (n=%d), vLLM KV %.2f%% (n=%d)", r.all, r.n, r.peaks, r.nPeaks, r.kv, r.nKV))
+	return append(out, fmt.Sprintf("median |error|: all %.2f%% (n=%d), peaks %.2f%% (n=%d), vLLM KV %.2f%% (n=%d), published %.2f%% (n=%d), measured here %.2f%% (n=%d)",
+		r.all, r.n, r.peaks, r.nPeaks, r.kv, r.nKV, r.published, r.nPublished, r.here, r.nHere))
 }
 
 // Problems lists where the estimates miss what was published: a wrong
@@ -373,7 +484,7 @@ func (r *Report) Problems() []string {
 // Table renders the generated table of docs/validation.md, markers
 // included.
 func (r *Report) Table() string {
-	return renderValidationTable(r.rows, r.all, r.n, r.peaks, r.nPeaks, r.kv, r.nKV)
+	return renderValidationTable(r)
 }
 
 // UpdateDoc returns doc (docs/validation.md) with its generated table
@@ -406,7 +517,8 @@ const (
 	tableEnd   = "<!-- END GENERATED -->"
 )
 
-func renderValidationTable(rs []validationResult, all float64, n int, peaks float64, np int, kv float64, nk int) string {
+func renderValidationTable(r *Report) string {
+	rs := r.rows
 	var b strings.Builder
 	b.WriteString(tableBegin + "\n\n")
 	b.WriteString("| # | Case | Setup | GPU | Measure | Published | Predicted | Error | Bound | Reported | Predicted verdict |\n")
@@ -437,8 +549,8 @@ func renderValidationTable(rs []validationResult, all float64, n int, peaks floa
 		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, r.c.id, r.c.setup, r.c.gpu,
 			r.c.metric, pub, pred, errS, bound, r.c.reported, verdict)
 	}
-	fmt.Fprintf(&b, "\nMedian absolute error: **%.1f%%** over all %d measured rows; %.1f%% over the %d memory peaks; %.1f%% over the %d vLLM KV-cache sizes.\n\n",
-		all, n, peaks, np, kv, nk)
+	fmt.Fprintf(&b, "\nMedian absolute error: **%.1f%%** over all %d measured rows; %.1f%% over the %d memory peaks; %.1f%% over the %d vLLM KV-cache sizes; %.1f%% over the %d published rows; %.1f%% over the %d rows measured here.\n\n",
+		r.all, r.n, r.peaks, r.nPeaks, r.kv, r.nKV, r.published, r.nPublished, r.here, r.nHere)
 	b.WriteString("Sources:\n\n")
 	var keys []string
 	index := map[string]int{}
@@ -457,7 +569,7 @@ func renderValidationTable(rs []validationResult, all float64, n int, peaks floa
 		if r.c.note != "" {
 			fmt.Fprintf(&b, ": %s.", r.c.note)
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "\n   Reproduce: `%s`\n", r.c.command())
 	}
 	b.WriteString("\n" + tableEnd)
 	return b.String()
