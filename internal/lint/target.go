@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/gpulint/gpulint/internal/config"
+	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/tuner"
 )
@@ -23,10 +24,14 @@ type Target struct {
 	GPUsFrom string
 	// GPUsAt locates the world size in a related file (an Accelerate
 	// config launching this DeepSpeed file), when it came from one.
-	GPUsAt  *relatedPath
-	Nodes   int
-	Model   *tuner.Model
-	ModelID string
+	GPUsAt *relatedPath
+	// GPUAt and ModelAt locate the GPU and the model in a related file
+	// (the manifest or launch command that gave them), when they came
+	// from one.
+	GPUAt, ModelAt *finding.Range
+	Nodes          int
+	Model          *tuner.Model
+	ModelID        string
 	// ModelFrom says where ModelID came from: flag, project, manifest or
 	// config.
 	ModelFrom string
@@ -48,6 +53,9 @@ type targetHints struct {
 	GPUsAt     *relatedPath
 	MIGProfile string // the container's nvidia.com/mig-<profile> resource
 	Model      string
+	// ProductAt and ModelAt locate Product and Model in another file (the
+	// launch graph's manifest or script); nil in the file itself.
+	ProductAt, ModelAt *finding.Range
 }
 
 // TargetResolver resolves targets against the GPU and model catalogs. It
@@ -151,6 +159,7 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	case l.opts.GPU != "" && setGPU(l.opts.GPU, "flag"):
 	case pt != nil && pt.GPU != "" && setGPU(pt.GPU, "project"):
 	case h.Product != "" && setGPU(h.Product, "manifest"):
+		t.GPUAt = h.ProductAt
 	}
 	if t.GPU != nil && h.MIGProfile != "" {
 		if p, ok := t.GPU.MIGProfile(h.MIGProfile); ok {
@@ -185,6 +194,7 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 		modelID, modelFrom = pt.Model, "project"
 	case h.Model != "":
 		modelID, modelFrom = h.Model, "manifest"
+		t.ModelAt = h.ModelAt
 	default:
 		if v, ok := w.Get("model"); ok {
 			modelID, _ = v.(string)
