@@ -68,7 +68,7 @@ func runCase(t *testing.T, deps lint.Deps, ruleID string, c *golden.Case) (fixed
 		files = append(files, p)
 	}
 	sort.Strings(files)
-	opts := lint.Options{Workers: 2}
+	opts := lint.Options{Workers: 2, Root: filepath.Join(dir, "input")}
 	if proj, ok := c.File("gpulint.yaml"); ok {
 		p := filepath.Join(dir, ".gpulint.yaml")
 		if err := os.WriteFile(p, proj, 0o644); err != nil {

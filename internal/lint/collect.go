@@ -1,8 +1,10 @@
 package lint
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -108,7 +110,11 @@ func CollectAll(args []string, opts CollectOptions) (Collection, error) {
 			if d.Type()&fs.ModeSymlink != 0 || !d.Type().IsRegular() {
 				return nil
 			}
-			if configExts[strings.ToLower(filepath.Ext(p))] && !strings.HasPrefix(d.Name(), ".gpulint") {
+			ext := strings.ToLower(filepath.Ext(p))
+			switch {
+			case configExts[ext] && !strings.HasPrefix(d.Name(), ".gpulint"):
+				add(osPath)
+			case sniffExts[ext] && sniffDeepSpeed(osPath):
 				add(osPath)
 			}
 			return nil
@@ -161,3 +167,45 @@ func (l *Linter) AddUnreadable(res *Result, unreadable []*fs.PathError) {
 	}
 	res.Findings = finding.Sort(res.Findings)
 }
+
+// sniffExts are the extensions a walk reads by content: DeepSpeed configs
+// named ds_config.conf or zero3.config are JSON all the same: DeepSpeed
+// reads the path it is given whatever its name (deepspeedai/DeepSpeed
+// deepspeed/runtime/config.py, DeepSpeedConfig.__init__: hjson.load of
+// any existing path).
+var sniffExts = map[string]bool{".conf": true, ".config": true, ".cfg": true}
+
+// sniffLimit bounds the files sniffed and the bytes read of each, so a
+// walk over a tree full of .conf files stays fast.
+const sniffLimit = 64 << 10
+
+// sniffDeepSpeed reports whether a small file is a JSON object naming a
+// DeepSpeed key, from its first bytes only; kind detection proper runs
+// when the file is linted.
+func sniffDeepSpeed(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || st.Size() > sniffLimit {
+		return false
+	}
+	buf := make([]byte, 4096)
+	n, _ := io.ReadFull(f, buf)
+	head := bytes.TrimLeft(buf[:n], " \t\r\n\ufeff")
+	if len(head) == 0 || head[0] != '{' {
+		return false
+	}
+	for _, k := range deepSpeedKeys {
+		if bytes.Contains(head, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// deepSpeedKeys are top-level keys only DeepSpeed configs write
+// (deepspeed/runtime/constants.py).
+var deepSpeedKeys = [][]byte{[]byte(`"zero_optimization"`), []byte(`"train_micro_batch_size_per_gpu"`),
+	[]byte(`"train_batch_size"`), []byte(`"gradient_accumulation_steps"`)}

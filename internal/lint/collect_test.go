@@ -122,3 +122,26 @@ func writeFile(t *testing.T, p, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCollectSniffsDeepSpeedConf: a directory walk takes a DeepSpeed JSON
+// saved as .conf, found by its content, and leaves other .conf files.
+func TestCollectSniffsDeepSpeedConf(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "ds_z3.conf"), "{\n  \"zero_optimization\": {\"stage\": 3},\n  \"train_micro_batch_size_per_gpu\": 1\n}\n")
+	writeFile(t, filepath.Join(dir, "nginx.conf"), "server { listen 80; }\n")
+	writeFile(t, filepath.Join(dir, "app.cfg"), "[section]\ntrain_batch_size = 4\n")
+	c, err := lint.CollectAll([]string{dir}, lint.CollectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{filepath.Join(dir, "ds_z3.conf")}, c.Files); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), c.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Files[0].Kind; got != "deepspeed" {
+		t.Errorf("kind %q, want deepspeed", got)
+	}
+}

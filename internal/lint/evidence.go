@@ -44,7 +44,7 @@ func (s *subject) inputs() map[string]finding.Input {
 			v = fmt.Sprintf("%s %s slice (%s, catalog)", t.GPU.Name, t.MIG.Name, gib(t.MIG.MemoryBytes))
 		}
 		stated("gpu", v, sourceOf(t.GPUFrom), "")
-		if t.GPUAt != nil {
+		if t.GPUAt != nil && t.GPUFrom == "manifest" {
 			in := out["gpu"]
 			in.Range = t.GPUAt
 			out["gpu"] = in
@@ -72,6 +72,11 @@ func (s *subject) inputs() map[string]finding.Input {
 			fromFile("model", v, "model")
 		} else {
 			stated("model", v, sourceOf(t.ModelFrom), "")
+			if t.ModelAt != nil && t.ModelFrom == "manifest" {
+				in := out["model"]
+				in.Range = t.ModelAt
+				out["model"] = in
+			}
 		}
 	}
 	if role, _ := w.Get("role"); role == "train" {

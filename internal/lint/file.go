@@ -17,6 +17,11 @@ import (
 // path's directory.
 func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileResult, error) {
 	fr := FileResult{Path: path, Kind: source.KindUnknown, Data: data}
+	if isShellScript(path) {
+		// A launch script is context for the configs it names
+		// (related_launch.go), not a config: it is never parsed as one.
+		return fr, nil
+	}
 	proj := l.project(path)
 	lim, timeout := l.limits(proj)
 	// The timeout bounds all of the file's work - parsing, schema checks,
@@ -66,6 +71,9 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		}
 		if s.deepspeed != nil {
 			fr.related = append(fr.related, s.deepspeed.digest())
+		}
+		for _, r := range s.linked {
+			fr.related = append(fr.related, r.digest())
 		}
 		found, cut, err := l.evaluate(ctx, s, params)
 		if err != nil {
@@ -149,6 +157,9 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *config.Project
 		}
 		if kind == source.KindFinetune {
 			l.recipeDeepSpeed(s)
+		}
+		if kind == source.KindDeepSpeed || kind == source.KindAccelerate || kind == source.KindFinetune {
+			l.linkLaunch(s, &hints)
 		}
 		s.tgt = l.resolveTarget(f.Path, proj, s.work, hints)
 		fs = append(fs, l.schemaFindings(s, schema)...)

@@ -41,6 +41,11 @@ type Options struct {
 	Projects *config.Set
 	// Cache, when set, returns stored results for unchanged inputs.
 	Cache *Cache
+	// Root bounds the launch scripts and manifests read as context for a
+	// config (related_launch.go): none above it is read. Empty: the
+	// nearest directory holding .git or .gpulint.yaml a few levels above
+	// each config, else the config's own directory.
+	Root string
 }
 
 // Deps are the compiled assets a Linter shares across files.

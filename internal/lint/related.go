@@ -20,6 +20,26 @@ type launcher struct {
 	relatedSource
 	processes int64 // num_processes: the world size (accelerate.md §2)
 	procAt    []any // where num_processes is written
+	// ranges locate, in a launch script or manifest, the values the
+	// launch graph read (path ["gpus"]), where there is no document tree
+	// to look paths up in.
+	ranges map[string]finding.Range
+}
+
+// locate maps a related path to the launcher's file: a value the launch
+// graph read, or a key of the Accelerate config.
+func (la *launcher) locate(path []any) finding.Range {
+	if len(path) == 1 {
+		if k, ok := path[0].(string); ok {
+			if r, ok := la.ranges[k]; ok {
+				return r
+			}
+		}
+	}
+	if la.file == nil || len(la.file.Docs) == 0 || la.file.Docs[0].Root == nil {
+		return finding.Range{File: la.path, Start: finding.Pos{Line: 1, Col: 1}, End: finding.Pos{Line: 1, Col: 1}}
+	}
+	return la.relatedSource.locate(path)
 }
 
 // relatedIndex finds, per directory, the Accelerate configs that name a
@@ -29,10 +49,13 @@ type launcher struct {
 type relatedIndex struct {
 	mu   sync.Mutex
 	dirs map[string]map[string]*launcher // dir -> DeepSpeed file (abs) -> launcher
+	// edges are the launch commands of a directory and its direct
+	// subdirectories (related_launch.go).
+	edges map[string][]launchEdge
 }
 
 func newRelatedIndex() *relatedIndex {
-	return &relatedIndex{dirs: map[string]map[string]*launcher{}}
+	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{}}
 }
 
 // launcherFor returns the Accelerate config in the DeepSpeed file's

@@ -42,6 +42,9 @@ type subject struct {
 	// deepspeed is the DeepSpeed config a fine-tuning recipe names, when
 	// it was found.
 	deepspeed *relatedDoc
+	// linked are the launch scripts and manifests the launch graph read
+	// for this subject (related_launch.go), for the result cache.
+	linked []relatedSource
 	// evidence caches inputs(): the target inputs by name with their
 	// sources.
 	evidence map[string]finding.Input

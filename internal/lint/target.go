@@ -18,20 +18,22 @@ import (
 // Target is the hardware and model a document is checked against, with
 // where each part came from: a flag, the project file, or the configs.
 type Target struct {
-	GPU     *tuner.GPU
-	GPUFrom string
-	// GPUAt locates, in the manifest, the node label or instance type the
-	// GPU was read from (nil when it came from elsewhere).
-	GPUAt    *finding.Range
+	GPU      *tuner.GPU
+	GPUFrom  string
 	MIG      *tuner.MIGProfile
 	GPUs     int
 	GPUsFrom string
 	// GPUsAt locates the world size in a related file (an Accelerate
 	// config launching this DeepSpeed file), when it came from one.
-	GPUsAt  *relatedPath
-	Nodes   int
-	Model   *tuner.Model
-	ModelID string
+	GPUsAt *relatedPath
+	// GPUAt and ModelAt locate the GPU and the model where they were read:
+	// the node label or instance type in this manifest, or a related file
+	// (the manifest or launch command that gave them); nil when they came
+	// from a flag, the project file or the catalog.
+	GPUAt, ModelAt *finding.Range
+	Nodes          int
+	Model          *tuner.Model
+	ModelID        string
 	// ModelFrom says where ModelID came from: flag, project, manifest or
 	// config.
 	ModelFrom string
@@ -47,8 +49,7 @@ type Target struct {
 // targetHints are what a manifest says about the hardware a container
 // runs on.
 type targetHints struct {
-	Product   string // nvidia.com/gpu.product node label
-	ProductAt *finding.Range
+	Product string // nvidia.com/gpu.product node label
 	// Hints are the pod's other statements of its nodes' GPU (GKE
 	// accelerator, instance type, Karpenter labels), each located by At.
 	Hints      []kube.NodeHint
@@ -58,6 +59,9 @@ type targetHints struct {
 	GPUsAt     *relatedPath
 	MIGProfile string // the container's nvidia.com/mig-<profile> resource
 	Model      string
+	// ProductAt and ModelAt locate Product and Model: in this manifest, or
+	// in another file (the launch graph's manifest or script).
+	ProductAt, ModelAt *finding.Range
 }
 
 // TargetResolver resolves targets against the GPU and model catalogs. It
@@ -201,6 +205,7 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 		modelID, modelFrom = pt.Model, "project"
 	case h.Model != "":
 		modelID, modelFrom = h.Model, "manifest"
+		t.ModelAt = h.ModelAt
 	default:
 		if v, ok := w.Get("model"); ok {
 			modelID, _ = v.(string)

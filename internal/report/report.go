@@ -110,6 +110,9 @@ func Text(w io.Writer, in Input, opts Options) error {
 			}
 			fmt.Fprintf(&b, "    %s:%d:%d: %s\n", rel.Range.File, rel.Range.Start.Line, rel.Range.Start.Col, sanitize(msg))
 		}
+		for _, r := range elsewhere(f) {
+			fmt.Fprintf(&b, "    %s:%d:%d: %s %s\n", r.Range.File, r.Range.Start.Line, r.Range.Start.Col, sanitize(r.Name), sanitize(r.Value))
+		}
 		if opts.ShowFixes {
 			for _, fx := range f.Fixes {
 				tag := "fix"
@@ -240,4 +243,25 @@ func JSON(w io.Writer, in Input, _ Options) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// elsewhere returns the evidence a finding takes from other files (the
+// manifest or launch script that gave the GPU, the GPU count or the
+// model) that its related locations do not already show, so the text
+// report points at every file the verdict rests on.
+func elsewhere(f finding.Finding) []finding.Input {
+	var out []finding.Input
+	for _, e := range f.Evidence {
+		if e.Range == nil || e.Range.File == f.Range.File {
+			continue
+		}
+		shown := false
+		for _, r := range f.Related {
+			shown = shown || (r.Range.File == e.Range.File && r.Range.Start == e.Range.Start)
+		}
+		if !shown {
+			out = append(out, e)
+		}
+	}
+	return out
 }

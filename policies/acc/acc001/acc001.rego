@@ -54,7 +54,7 @@ findings contains f if {
 	want := expected
 	n != want
 	f := lib.with_fix(
-		lib.finding(lib.where("parallel.world_size"), sprintf("num_processes is %d, the total across %s, but the job gets %d (%s): %s", [n, nodes(machines), want, source, effect(n, want)])),
+		lib.with_gpus_related(lib.finding(lib.where("parallel.world_size"), sprintf("num_processes is %d, the total across %s, but the job gets %d (%s): %s", [n, nodes(machines), want, source, effect(n, want)]))),
 		sprintf("set num_processes to %d", [want]),
 		[lib.set_op(["num_processes"], want)],
 	)

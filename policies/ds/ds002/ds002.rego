@@ -31,7 +31,7 @@ zero := object.get(input.workload, "zero", {})
 
 single if {
 	input.target.gpus == 1
-	input.target.gpus_from in {"flag", "project", "manifest", "accelerate"}
+	input.target.gpus_from in {"flag", "project", "manifest", "accelerate", "launcher"}
 }
 
 # Accelerate's num_processes is the job's process count.

@@ -1,0 +1,115 @@
+package cmdline
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// launchSummary renders launches as "tool opt=value@text ..." lines, the
+// text being the bytes the option's span covers in the script.
+func launchSummary(script string, ls []*TrainLaunch) []string {
+	var out []string
+	for _, l := range ls {
+		keys := make([]string, 0, len(l.Opts))
+		for k := range l.Opts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := []string{l.Tool}
+		for _, k := range keys {
+			o := l.Opts[k]
+			v := o.Value
+			if !o.Known {
+				v = "?"
+			}
+			parts = append(parts, fmt.Sprintf("%s=%s@%q", k, v, script[o.Span.Start:o.Span.End]))
+		}
+		out = append(out, strings.Join(parts, " "))
+	}
+	return out
+}
+
+func TestLaunchesInScript(t *testing.T) {
+	tests := []struct {
+		name   string
+		script string
+		want   []string
+	}{
+		{
+			name:   "torchrun with a Trainer script",
+			script: "#!/bin/bash\ntorchrun --nproc_per_node=8 --nnodes 2 train.py \\\n  --deepspeed ds_z3.json --model_name_or_path meta-llama/Llama-3.1-8B --bf16 True\n",
+			want:   []string{`torchrun deepspeed=ds_z3.json@"--deepspeed ds_z3.json" mixed_precision=bf16@"--bf16 True" model=meta-llama/Llama-3.1-8B@"--model_name_or_path meta-llama/Llama-3.1-8B" nnodes=2@"--nnodes 2" nproc_per_node=8@"--nproc_per_node=8"`},
+		},
+		{
+			name:   "deepspeed launcher with a variable",
+			script: "GPUS=4\nexport DS=configs/ds.json\ndeepspeed --num_gpus $GPUS train.py --deepspeed --deepspeed_config ${DS}\n",
+			want:   []string{`deepspeed deepspeed=configs/ds.json@"--deepspeed_config ${DS}" nproc_per_node=4@"--num_gpus $GPUS"`},
+		},
+		{
+			name:   "a variable with a default and one from the environment",
+			script: "torchrun --nproc-per-node ${NGPU:-2} --nnodes $NNODES x.py\n",
+			want:   []string{`torchrun nnodes=?@"--nnodes $NNODES" nproc_per_node=2@"--nproc-per-node ${NGPU:-2}"`},
+		},
+		{
+			name:   "accelerate launch names its config and overrides",
+			script: "accelerate launch --config_file fsdp.yaml --num_processes 4 --mixed_precision fp16 train.py\n",
+			want:   []string{`accelerate config_file=fsdp.yaml@"--config_file fsdp.yaml" mixed_precision=fp16@"--mixed_precision fp16" num_processes=4@"--num_processes 4"`},
+		},
+		{
+			name:   "recipe CLIs",
+			script: "axolotl train examples/lora.yml\nllamafactory-cli train sft.yaml\ntune run lora_finetune_distributed --config llama3/8B_lora.yaml\naccelerate launch -m axolotl.cli.train qlora.yml\n",
+			want: []string{
+				`axolotl recipe=examples/lora.yml@"examples/lora.yml"`,
+				`llamafactory-cli recipe=sft.yaml@"sft.yaml"`,
+				`tune recipe=llama3/8B_lora.yaml@"--config llama3/8B_lora.yaml"`,
+				`accelerate recipe=qlora.yml@"qlora.yml"`,
+			},
+		},
+		{
+			name:   "a script run by another script",
+			script: "cd /workspace && bash scripts/train.sh\n./run.sh --fast\n",
+			want:   []string{`sh script=scripts/train.sh@"scripts/train.sh"`, `sh script=./run.sh@"./run.sh"`},
+		},
+		{
+			name:   "python -m torch.distributed.run, bf16 false",
+			script: "python -m torch.distributed.run --nproc_per_node 2 train.py --bf16 false --fp16\n",
+			want:   []string{`torchrun mixed_precision=fp16@"--fp16" nproc_per_node=2@"--nproc_per_node 2"`},
+		},
+		{
+			name:   "flags of another tool are not taken",
+			script: "python train.py --num_gpus 8 --config x.yaml\necho torchrun\n",
+			want:   nil,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := launchSummary(tc.script, LaunchesInScript("run.sh", tc.script))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLaunchesInContainer(t *testing.T) {
+	src := `command: ["bash", "-c", "deepspeed --num_gpus 2 train.py --deepspeed /cfg/ds.json"]`
+	start := strings.Index(src, "deepspeed ")
+	script := "deepspeed --num_gpus 2 train.py --deepspeed /cfg/ds.json"
+	ct := Container{File: "job.yaml", Command: []Arg{
+		{Text: "bash"}, {Text: "-c"},
+		{Text: script, Raw: Span{Start: start, End: start + len(script), Exact: true}},
+	}}
+	got := launchSummary(src, LaunchesInContainer(ct))
+	want := []string{`deepspeed deepspeed=/cfg/ds.json@"--deepspeed /cfg/ds.json" nproc_per_node=2@"--num_gpus 2"`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+	argv := Container{File: "job.yaml", Command: []Arg{{Text: "torchrun"}, {Text: "--nproc_per_node=4"}, {Text: "train.py"}}}
+	if ls := LaunchesInContainer(argv); len(ls) != 1 || ls[0].Opts[OptNprocPerNode].Value != "4" {
+		t.Errorf("argv torchrun: got %+v", ls)
+	}
+}

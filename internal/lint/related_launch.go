@@ -1,0 +1,413 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/cmdline"
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/kube"
+	"github.com/gpulint/gpulint/internal/source"
+)
+
+// The launch graph: the shell scripts and Kubernetes manifests of the
+// repository whose launch commands (torchrun, deepspeed, accelerate
+// launch, a Trainer script, a recipe CLI, cmdline.LaunchesInScript)
+// name a config file, so the DeepSpeed file, the Accelerate config or the
+// recipe is sized with the GPU, process count and model of the command
+// and the pod that runs it. Scripts and manifests are context: read, never
+// reported on.
+//
+// Which directories are read: the config's own directory and each one
+// above it up to the lint root, each with its direct subdirectories (a
+// scripts/ or k8s/ folder beside the configs). The root is Options.Root,
+// else the nearest directory within rootLevels above the config holding
+// .git or .gpulint.yaml, else the config's own directory.
+
+const (
+	rootLevels     = 3
+	maxScriptBytes = 256 << 10
+	maxDirEntries  = 256
+)
+
+// launchEdge is one launch command in a script or a manifest's container.
+type launchEdge struct {
+	src    relatedSource
+	launch *cmdline.TrainLaunch
+	// pod is the GPU of the pod whose container runs the command; nil in
+	// a script.
+	pod *podGPU
+}
+
+// podGPU is what a pod says about the hardware its containers run on.
+type podGPU struct {
+	src       relatedSource
+	product   string
+	productAt finding.Range
+	gpus      int
+	gpusAt    finding.Range
+}
+
+// launchLink is what the launch graph says about one config file, each
+// value with its location.
+type launchLink struct {
+	by       relatedSource // the script or manifest holding the launch
+	launch   *cmdline.TrainLaunch
+	pod      *podGPU
+	gpus     int // the world size the launch gives
+	gpusAt   finding.Range
+	gpusMsg  string
+	model    string
+	modelAt  finding.Range
+	perNode  bool // gpus counts one node's GPUs (a pod's limit)
+	relative []relatedSource
+}
+
+// rootFor returns the lint root above path.
+func (l *Linter) rootFor(abs string) string {
+	dir := filepath.Dir(abs)
+	if l.opts.Root != "" {
+		if r, err := filepath.Abs(l.opts.Root); err == nil && within(dir, r) {
+			return r
+		}
+	}
+	d := dir
+	for range rootLevels + 1 {
+		for _, marker := range []string{".git", ".gpulint.yaml"} {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return d
+			}
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	return dir
+}
+
+func within(p, root string) bool {
+	return p == root || strings.HasPrefix(p, root+string(filepath.Separator))
+}
+
+// launchEdges returns the launches of dir and its direct subdirectories,
+// read once per run.
+func (l *Linter) launchEdges(dir string) []launchEdge {
+	ri := l.related
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
+	if es, ok := ri.edges[dir]; ok {
+		return es
+	}
+	es := l.scanLaunchDir(dir)
+	entries, _ := os.ReadDir(dir)
+	for i, e := range entries {
+		if i >= maxDirEntries {
+			break
+		}
+		if e.IsDir() && !skipDirs[e.Name()] && !strings.HasPrefix(e.Name(), ".") {
+			es = append(es, l.scanLaunchDir(filepath.Join(dir, e.Name()))...)
+		}
+	}
+	ri.edges[dir] = es
+	return es
+}
+
+// scanLaunchDir reads the shell scripts and GPU manifests of one
+// directory, small files only, each checked for a launcher's name before
+// it is parsed.
+func (l *Linter) scanLaunchDir(dir string) []launchEdge {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []launchEdge
+	lim, _ := l.limits(nil)
+	for i, e := range entries {
+		if i >= maxDirEntries {
+			break
+		}
+		if !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		switch strings.ToLower(filepath.Ext(e.Name())) {
+		case ".sh", ".bash":
+			data, err := readLimited(p, maxScriptBytes)
+			if err != nil || !mentionsLauncher(data) {
+				continue
+			}
+			f := &source.File{Path: p, Data: data}
+			for _, la := range cmdline.LaunchesInScript(p, string(data)) {
+				out = append(out, launchEdge{src: relatedSource{path: p, file: f}, launch: la})
+			}
+		case ".yaml", ".yml":
+			data, err := readLimited(p, min(lim.MaxBytes, 1<<20))
+			if err != nil || !bytes.Contains(data, []byte("apiVersion")) || !mentionsLauncher(data) {
+				continue
+			}
+			out = append(out, manifestLaunches(p, data, lim)...)
+		}
+	}
+	return out
+}
+
+// launcherWords are the cheap content check before a file is parsed.
+var launcherWords = [][]byte{[]byte("torchrun"), []byte("deepspeed"), []byte("accelerate"), []byte("axolotl"),
+	[]byte("llamafactory-cli"), []byte("tune run"), []byte(".sh"), []byte("torch.distributed"), []byte("--model_name_or_path")}
+
+func mentionsLauncher(data []byte) bool {
+	for _, w := range launcherWords {
+		if bytes.Contains(data, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// manifestLaunches reads the launch commands of a manifest's containers,
+// each with its pod's GPU.
+func manifestLaunches(p string, data []byte, lim source.Limits) []launchEdge {
+	f, err := source.Parse(p, data, lim)
+	if err != nil || source.Detect(f) != source.KindKubernetes {
+		return nil
+	}
+	rs := relatedSource{path: p, file: f}
+	var out []launchEdge
+	for di, d := range f.Docs {
+		if d.Root == nil {
+			continue
+		}
+		value, err := d.Root.ToValue(lim.MaxNodes)
+		if err != nil {
+			continue
+		}
+		at := func(path []any) finding.Range {
+			node, entry, matched := d.Root.Lookup(path)
+			if node == nil || matched == 0 {
+				return d.Root.Range(p)
+			}
+			if entry.Key != nil {
+				return finding.Range{File: p, Start: entry.Key.Start, End: node.End}
+			}
+			return node.Range(p)
+		}
+		_ = di
+		for _, pod := range kube.FindPods(value) {
+			for _, c := range pod.Containers {
+				cn, _, matched := d.Root.Lookup(c.Path)
+				if matched != len(c.Path) || cn.Kind != source.MapNode {
+					continue
+				}
+				ct := cmdline.Container{File: p, Image: c.Image,
+					Command: argsOf(f, cn.Get("command")), Args: argsOf(f, cn.Get("args"))}
+				launches := cmdline.LaunchesInContainer(ct)
+				if len(launches) == 0 {
+					continue
+				}
+				pg := &podGPU{src: rs, product: pod.Product, gpus: int(c.GPU)}
+				if pod.Product != "" {
+					pg.productAt = at(pod.ProductAt)
+				}
+				if c.GPU > 0 {
+					pg.gpusAt = at(c.GPUPath)
+				}
+				for _, la := range launches {
+					out = append(out, launchEdge{src: rs, launch: la, pod: pg})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// spanRange maps a launch span to a range of the file holding it.
+func spanRange(f *source.File, sp cmdline.Span) finding.Range {
+	return finding.Range{File: f.Path, Start: f.PosAt(sp.Start), End: f.PosAt(sp.End)}
+}
+
+// names reports whether a path a launch writes refers to target (an
+// absolute, clean path): relative paths are tried from the launching
+// file's directory and every directory above it up to root (a script is
+// usually run from the repository's top); an absolute path, a container
+// mount, matches a target whose path below root ends with the same
+// components.
+func names(written, from, root, target string) bool {
+	if written == "" || strings.ContainsAny(written, "$`*?") {
+		return false
+	}
+	w := filepath.Clean(filepath.FromSlash(written))
+	if !filepath.IsAbs(w) {
+		for d := filepath.Dir(from); within(d, root); d = filepath.Dir(d) {
+			if filepath.Join(d, w) == target {
+				return true
+			}
+			if d == root {
+				break
+			}
+		}
+		return false
+	}
+	parts := strings.Split(strings.TrimPrefix(w, string(filepath.Separator)), string(filepath.Separator))
+	for i := range parts {
+		suffix := filepath.Join(parts[i:]...)
+		if strings.HasSuffix(target, string(filepath.Separator)+suffix) && len(target)-len(suffix)-1 >= len(root) {
+			return true
+		}
+	}
+	return false
+}
+
+// configOpts are the launch options that name a config file.
+var configOpts = []string{cmdline.OptDeepSpeed, cmdline.OptConfigFile, cmdline.OptRecipe}
+
+// launchLinkFor finds the launch that names the config at path and reads
+// what it and the pod that runs it say. The first launch in path order
+// wins; nil when none names it.
+func (l *Linter) launchLinkFor(path string) *launchLink {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	root := l.rootFor(abs)
+	var edges []launchEdge
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		edges = append(edges, l.launchEdges(d)...)
+		if d == root || !within(d, root) || d == filepath.Dir(d) {
+			break
+		}
+	}
+	sort.SliceStable(edges, func(i, j int) bool { return edges[i].src.path < edges[j].src.path })
+	for _, e := range edges {
+		for _, opt := range configOpts {
+			o, ok := e.launch.Opts[opt]
+			if !ok || !o.Known || !names(o.Value, e.src.path, root, abs) {
+				continue
+			}
+			pod := e.pod
+			if pod == nil {
+				pod = podRunning(edges, e.src.path, root)
+			}
+			return linkOf(e, pod)
+		}
+	}
+	return nil
+}
+
+// podRunning finds the manifest container that runs a script.
+func podRunning(edges []launchEdge, script, root string) *podGPU {
+	for _, e := range edges {
+		if e.pod == nil {
+			continue
+		}
+		if o, ok := e.launch.Opts[cmdline.OptScript]; ok && o.Known && names(o.Value, e.src.path, root, script) {
+			return e.pod
+		}
+	}
+	return nil
+}
+
+// linkOf reads the world size and model of a launch.
+func linkOf(e launchEdge, pod *podGPU) *launchLink {
+	f := e.src.file
+	lk := &launchLink{by: e.src, launch: e.launch, pod: pod, relative: []relatedSource{e.src}}
+	if pod != nil && pod.src.path != e.src.path {
+		lk.relative = append(lk.relative, pod.src)
+	}
+	opts := e.launch.Opts
+	intOpt := func(name string) (int, bool, bool) {
+		o, ok := opts[name]
+		if !ok {
+			return 0, false, false
+		}
+		n, err := strconv.Atoi(o.Value)
+		return n, o.Known && err == nil && n > 0, true
+	}
+	nodes, nodesOK, nodesSet := intOpt(cmdline.OptNodes)
+	if !nodesSet {
+		nodes, nodesOK = 1, true // every launcher's default is one node
+	}
+	_, multiHost := opts[cmdline.OptHostfile]
+	switch {
+	case e.launch.Tool == "accelerate":
+		if n, ok, _ := intOpt(cmdline.OptNumProcesses); ok {
+			lk.gpus, lk.gpusAt = n, spanRange(f, opts[cmdline.OptNumProcesses].Span)
+			lk.gpusMsg = fmt.Sprintf("--num_processes %d in the command that launches this file", n)
+		}
+	case nodesOK && !(multiHost && !nodesSet):
+		if n, ok, _ := intOpt(cmdline.OptNprocPerNode); ok {
+			lk.gpus, lk.gpusAt = n*nodes, spanRange(f, opts[cmdline.OptNprocPerNode].Span)
+			lk.gpusMsg = fmt.Sprintf("%d processes per node in the command that launches this file", n)
+			if nodes > 1 {
+				lk.gpusMsg = fmt.Sprintf("%d processes per node × %d nodes in the command that launches this file", n, nodes)
+			}
+		} else if e.launch.Tool == "deepspeed" && pod != nil && pod.gpus > 0 && nodes == 1 {
+			// The deepspeed launcher without --num_gpus starts one
+			// process per visible GPU (runner.py).
+			lk.gpus, lk.gpusAt, lk.perNode = pod.gpus, pod.gpusAt, true
+			lk.gpusMsg = fmt.Sprintf("%d GPUs of the pod whose deepspeed launcher uses all of them", pod.gpus)
+		}
+	}
+	if o, ok := opts[cmdline.OptModel]; ok && o.Known && o.Value != "" {
+		lk.model, lk.modelAt = o.Value, spanRange(f, o.Span)
+	}
+	return lk
+}
+
+// linkLaunch fills what a subject's file leaves to its launcher from the
+// launch graph: the world size (DeepSpeed, recipes) or the node's GPU
+// count (an Accelerate config, whose num_processes ACC001 holds to it),
+// the GPU product of the pod and the model the command names. What the
+// Accelerate config beside a DeepSpeed file says stays first.
+func (l *Linter) linkLaunch(s *subject, h *targetHints) {
+	lk := l.launchLinkFor(s.file.Path)
+	if lk == nil {
+		return
+	}
+	s.linked = lk.relative
+	if h.GPUs == 0 {
+		gpus, at, msg, from := lk.gpus, lk.gpusAt, lk.gpusMsg, "launcher"
+		if s.kind == string(source.KindAccelerate) || lk.perNode {
+			// An Accelerate config's num_processes is checked against
+			// the GPUs of the node that runs it; a --num_processes on the
+			// command line overrides the file, so it is not a GPU count.
+			gpus, from = 0, "manifest"
+			if lk.pod != nil && lk.pod.gpus > 0 {
+				gpus, at = lk.pod.gpus, lk.pod.gpusAt
+				msg = fmt.Sprintf("nvidia.com/gpu %d of the pod that launches this file", gpus)
+			}
+		}
+		if gpus > 0 {
+			h.GPUs, h.GPUsFrom = gpus, from
+			h.GPUsAt = &relatedPath{ref: "launcher", path: []any{"gpus"}, message: msg}
+			src := lk.by
+			if lk.pod != nil && at.File == lk.pod.src.path {
+				src = lk.pod.src
+			}
+			s.launcher = &launcher{relatedSource: src, ranges: map[string]finding.Range{"gpus": at}}
+		}
+	}
+	if lk.pod != nil && lk.pod.product != "" && h.Product == "" {
+		at := lk.pod.productAt
+		h.Product, h.ProductAt = lk.pod.product, &at
+	}
+	if lk.model != "" && h.Model == "" {
+		if _, ok := s.work.Get("model"); !ok {
+			at := lk.modelAt
+			h.Model, h.ModelAt = lk.model, &at
+		}
+	}
+}
+
+// isShellScript reports whether a path names a shell script, which the
+// launch graph reads as context and lint never checks as a config.
+func isShellScript(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".sh" || ext == ".bash"
+}
