@@ -128,5 +128,6 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdAction(f, nil),
 		NewCmdVersion(f),
 	)
+	registerCompletions(root, f)
 	return root
 }
