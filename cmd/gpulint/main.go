@@ -13,8 +13,7 @@ import (
 
 func main() {
 	gctune.Apply(os.LookupEnv) // GOGC and GOMEMLIMIT set by the user win
-	_, noColor := os.LookupEnv("NO_COLOR")
-	ios := iostreams.System(noColor)
+	ios := iostreams.System(os.Getenv("NO_COLOR"))
 	env := cli.Env{Getenv: os.Getenv, LookupEnv: os.LookupEnv}
 	assets := cli.Assets{Policies: policies.FS, Schemas: schemas.FS}
 	os.Exit(cli.Run(os.Args[1:], ios, env, assets))

@@ -112,8 +112,8 @@ func TestActionPushAndSARIF(t *testing.T) {
 	if diff := cmp.Diff([]string{"configs/broken.json", "configs/ds.json"}, uris); diff != "" {
 		t.Errorf("SARIF locations (-want +got):\n%s", diff)
 	}
-	if v := log.Runs[0].Tool.Driver.Version; v != cli.Version {
-		t.Errorf("SARIF tool version %q, want %q", v, cli.Version)
+	if v := log.Runs[0].Tool.Driver.Version; v != cli.ToolVersion() {
+		t.Errorf("SARIF tool version %q, want %q", v, cli.ToolVersion())
 	}
 	if s := a.read(t, a.summary); !strings.HasPrefix(s, "## gpulint\n\n1 error, 1 warning and 0 infos in 2 of 2 files checked.") {
 		t.Errorf("summary:\n%s", s)

@@ -96,7 +96,7 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	}
 	relativize(res, o.Workspace)
 	in := reportInput(res)
-	in.ToolVersion = Version
+	in.ToolVersion = ToolVersion()
 
 	omitted, err := annotate(o.Factory.IO.Out, in.Findings)
 	if err != nil {

@@ -181,6 +181,9 @@ func TestTextOutputAndColor(t *testing.T) {
 		{"pipe: no color", false, nil, nil, false},
 		{"terminal: color", true, nil, nil, true},
 		{"terminal with NO_COLOR", true, map[string]string{"NO_COLOR": "1"}, nil, false},
+		// no-color.org: an empty NO_COLOR is as if unset.
+		{"terminal with NO_COLOR empty", true, map[string]string{"NO_COLOR": ""}, nil, true},
+		{"terminal with NO_COLOR=0", true, map[string]string{"NO_COLOR": "0"}, nil, false},
 		{"--color always on a pipe", false, nil, []string{"--color", "always"}, true},
 		{"--color never on a terminal", true, nil, []string{"--color", "never"}, false},
 	}
@@ -188,11 +191,11 @@ func TestTextOutputAndColor(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ios, _, out, _ := iostreams.Test()
 			ios.SetTTY(tc.tty)
-			_, noColor := tc.env["NO_COLOR"]
-			ios.SetNoColor(noColor)
 			args := append([]string{"lint", "--gpu", "H100"}, tc.args...)
 			args = append(args, p)
-			cli.Run(append([]string{args[0], "--no-cache"}, args[1:]...), ios, cli.Env{}, assets)
+			// NO_COLOR reaches Run through the environment, as in main.
+			env := cli.Env{LookupEnv: func(k string) (string, bool) { v, ok := tc.env[k]; return v, ok }}
+			cli.Run(append([]string{args[0], "--no-cache"}, args[1:]...), ios, env, assets)
 			s := out.String()
 			if got := strings.Contains(s, "\x1b["); got != tc.wantColor {
 				t.Errorf("color %v, want %v:\n%q", got, tc.wantColor, s)

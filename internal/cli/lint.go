@@ -196,7 +196,7 @@ func openCache(f *Factory, policyDirs []string, lopts lint.Options) *lint.Cache 
 	for _, d := range policyDirs {
 		assets = append(assets, os.DirFS(d))
 	}
-	salt, err := lint.Salt(Version+" "+buildIdentity(), assets, lopts)
+	salt, err := lint.Salt(ToolVersion()+" "+buildIdentity(), assets, lopts)
 	if err != nil {
 		return nil
 	}
@@ -279,7 +279,7 @@ func runLint(ctx context.Context, o *LintOptions) error {
 
 // reportInput adapts a lint result for the renderers.
 func reportInput(res *lint.Result) report.Input {
-	in := report.Input{Findings: res.Findings, Sources: map[string][]byte{}, ToolVersion: Version}
+	in := report.Input{Findings: res.Findings, Sources: map[string][]byte{}, ToolVersion: ToolVersion()}
 	for _, f := range res.Files {
 		in.Files = append(in.Files, report.File{Path: f.Path, Kind: string(f.Kind)})
 		in.Sources[f.Path] = f.Data

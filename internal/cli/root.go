@@ -17,9 +17,6 @@ import (
 	"github.com/gpulint/gpulint/internal/normalize"
 )
 
-// Version is gpulint's version; the build may override it with -ldflags.
-var Version = "0.1.0"
-
 // Env is the part of the environment gpulint reads.
 type Env struct {
 	Getenv    func(string) string
@@ -66,7 +63,7 @@ type Factory struct {
 // Run executes gpulint with args (without the program name) and returns
 // the process exit code.
 func Run(args []string, ios *iostreams.IOStreams, env Env, assets Assets) int {
-	if _, set := lookupEnv(env, "NO_COLOR"); set {
+	if v, _ := lookupEnv(env, "NO_COLOR"); iostreams.NoColor(v) {
 		ios.SetNoColor(true)
 	}
 	f := &Factory{IO: ios, Env: env, Assets: assets}
@@ -117,7 +114,9 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		Long:          "gpulint finds the misconfigurations that make GPU jobs slow, expensive or dead at start-up - in DeepSpeed, Accelerate, vLLM and Kubernetes configs - and proposes the patched config.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       CurrentBuild().String(),
 	}
+	root.SetVersionTemplate(versionTemplate)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	root.AddCommand(
@@ -129,18 +128,6 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		NewCmdAction(f, nil),
 		NewCmdVersion(f),
 	)
+	registerCompletions(root, f)
 	return root
-}
-
-// NewCmdVersion prints the version.
-func NewCmdVersion(f *Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print gpulint's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(f.IO.Out, "gpulint %s\n", Version)
-			return err
-		},
-	}
 }

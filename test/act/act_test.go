@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/gpulint/gpulint/internal/github"
 	"github.com/gpulint/gpulint/internal/github/githubtest"
 )
@@ -39,6 +41,15 @@ func added(name, content string) githubtest.File {
 		Patch: fmt.Sprintf("@@ -0,0 +1,%d @@\n+%s", len(lines), strings.Join(lines, "\n+"))}
 }
 
+// releaseTag is the release the test serves: the Action used at this ref
+// downloads its binary instead of building one.
+const releaseTag = "v0.9.9"
+
+// TestActionWithAct runs the Action on a pull request three ways: at a
+// ref that is no release (uses: ./, built from source), at a release tag
+// whose assets a local server serves (downloaded and verified), and at a
+// release tag whose archive does not match checksums.txt (never run;
+// built from source). Each must then lint, comment and suggest alike.
 func TestActionWithAct(t *testing.T) {
 	actBin, err := exec.LookPath("act")
 	if err != nil {
@@ -69,24 +80,110 @@ func TestActionWithAct(t *testing.T) {
 	eventPath := filepath.Join(tmp, "event.json")
 	writeFile(t, eventPath, event)
 
+	asset, sum := releaseAsset(t, repo, tmp)
+	workflow, err := os.ReadFile(filepath.Join(testdata, "workflows", "pull_request.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(workflow, []byte("uses: ./\n")) {
+		t.Fatal("pull_request.yml no longer uses the action as ./")
+	}
+
+	tests := []struct {
+		name string
+		// uses is the workflow's reference to the action.
+		uses string
+		// checksum is the sha256 checksums.txt gives the archive.
+		checksum string
+		want     []string
+		absent   []string
+		// downloads are the release files the action must fetch.
+		downloads []string
+	}{
+		{
+			name: "ref that is no release: built from source",
+			uses: "./",
+			want: []string{"gpulint: ref 'none' is not a release tag; building from source", "go version go", "Success - Main Build gpulint"},
+		},
+		{
+			name:      "release tag: the verified release binary",
+			uses:      "gpulint/gpulint@" + releaseTag,
+			checksum:  sum,
+			want:      []string{"sha256 " + sum + " verified", "gpulint " + releaseTag + " (", "Success - Main Download gpulint release"},
+			absent:    []string{"go version go", "Main Build gpulint"},
+			downloads: []string{"checksums.txt", asset.name},
+		},
+		{
+			name:      "release tag, archive not matching checksums.txt: built from source",
+			uses:      "gpulint/gpulint@" + releaseTag,
+			checksum:  strings.Repeat("0", 64),
+			want:      []string{"does not match the release's checksums.txt", "not running it, building gpulint from source", "go version go", "Success - Main Build gpulint"},
+			absent:    []string{"gpulint " + releaseTag + " (", " verified"},
+			downloads: []string{"checksums.txt", asset.name},
+		},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(tmp, fmt.Sprint(i))
+			wf := filepath.Join(dir, "pull_request.yml")
+			writeFile(t, wf, strings.Replace(string(workflow), "uses: ./\n", "uses: "+tc.uses+"\n", 1))
+			rel := newReleaseServer(t, asset, tc.checksum)
+			out, srv := runAct(t, actBin, dir, ws, wf, eventPath, files, rel.URL,
+				"--local-repository", "gpulint/gpulint@"+releaseTag+"="+ws)
+			for _, want := range tc.want {
+				if !strings.Contains(out, want) {
+					t.Errorf("act's log lacks %q", want)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(out, a) {
+					t.Errorf("act's log has %q", a)
+				}
+			}
+			if diff := cmp.Diff(tc.downloads, rel.requests()); diff != "" {
+				t.Errorf("release downloads (-want +got):\n%s", diff)
+			}
+			checkRun(t, out, srv)
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Contains(line, "Main ") && (strings.Contains(line, "Success - ") || strings.Contains(line, "Failure - ")) {
+					t.Logf("step time: %s", strings.TrimSpace(line[strings.Index(line, "Main "):]))
+				}
+			}
+			if t.Failed() {
+				t.Logf("act's log:\n%s", out)
+			}
+		})
+	}
+}
+
+// runAct runs the workflow wf on the pull request event with act and
+// returns its log and the fake API's server.
+func runAct(t *testing.T, actBin, tmp, ws, wf, eventPath string, files []githubtest.File, serverURL string, extra ...string) (string, *githubtest.Server) {
+	t.Helper()
+	testdata, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
 	srv := githubtest.NewServer(t, githubtest.WithToken(token), githubtest.WithPullRequest("o", "r", 1, headSHA, files...))
 
 	ctx, cancel := context.WithTimeout(context.Background(), actTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, actBin, "pull_request",
-		"-W", filepath.Join(testdata, "workflows", "pull_request.yml"),
+	args := []string{"pull_request",
+		"-W", wf,
 		"-e", eventPath,
 		"-C", ws,
 		"-P", "ubuntu-latest=-self-hosted",
-		"--local-repository", "actions/setup-go@v5="+filepath.Join(testdata, "stubs", "setup-go"),
-		"--local-repository", "actions/checkout@v4="+filepath.Join(testdata, "stubs", "checkout"),
+		"--local-repository", "actions/setup-go@v5=" + filepath.Join(testdata, "stubs", "setup-go"),
+		"--local-repository", "actions/checkout@v4=" + filepath.Join(testdata, "stubs", "checkout"),
 		"--action-cache-path", filepath.Join(tmp, "act-cache"),
 		"--no-cache-server",
-		"--env", "GITHUB_API_URL="+strings.TrimSuffix(srv.URL, "/"),
-		"--env", "GITHUB_SERVER_URL=https://github.com",
+		"--env", "GITHUB_API_URL=" + strings.TrimSuffix(srv.URL, "/"),
+		// The server the action downloads releases from.
+		"--env", "GITHUB_SERVER_URL=" + serverURL,
 		"--env", "GITHUB_REPOSITORY=o/r",
-		"-s", "GITHUB_TOKEN="+token,
-	)
+		"-s", "GITHUB_TOKEN=" + token,
+	}
+	cmd := exec.CommandContext(ctx, actBin, append(args, extra...)...)
 	cmd.Env = actEnv(t, tmp)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
@@ -97,10 +194,14 @@ func TestActionWithAct(t *testing.T) {
 	if err != nil {
 		t.Fatalf("act: %v\n%s", err, out)
 	}
+	return out, srv
+}
 
+// checkRun checks what every way of installing gpulint must lead to: the
+// annotations, outputs, SARIF, comment and suggestion of the run.
+func checkRun(t *testing.T, out string, srv *githubtest.Server) {
+	t.Helper()
 	for _, want := range []string{
-		// The composite action's steps ran: the stub, the build, gpulint.
-		"go version go",
 		// Annotations, as act logs the workflow commands it received.
 		"::error file=configs/broken.json,line=1,col=22",
 		"::warning file=configs/ds.json,line=3,col=12",
@@ -126,9 +227,6 @@ func TestActionWithAct(t *testing.T) {
 	}
 	if len(st.ReviewComments) != 1 || st.ReviewComments[0].Path != "configs/ds.json" || st.ReviewComments[0].Line != 3 {
 		t.Errorf("want one suggestion on configs/ds.json line 3, got %+v", st.ReviewComments)
-	}
-	if t.Failed() {
-		t.Logf("act's log:\n%s", out)
 	}
 }
 

@@ -1,6 +1,9 @@
 // Package act runs gpulint's GitHub Action end to end with the real
 // runner implementation of nektos/act in host mode (no Docker): act reads
-// action.yml, builds gpulint from source with the host's Go, runs
+// action.yml, gets gpulint (a release binary that a local server serves at
+// the server URL act is given, checked against checksums.txt; or, at a ref
+// that is no release or for a tampered archive, a build from source with
+// the host's Go), runs
 // `gpulint action` on a pull_request event against a fake GitHub API, and
 // the test checks the comment, the suggestion, the annotations in act's
 // log and the step outputs.
