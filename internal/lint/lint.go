@@ -122,12 +122,23 @@ type FileResult struct {
 	// cached marks a result answered from the cache: its findings are
 	// reported, but Fix never applies its edits.
 	cached bool
+	// ignored are the indexes of the project file's ignore entries that
+	// silenced a finding here.
+	ignored []int
+}
+
+// Skipped reports whether the file was read but not recognised as a GPU
+// config: of no known kind and with nothing to report.
+func (fr FileResult) Skipped() bool {
+	return fr.Kind == source.KindUnknown && len(fr.Findings) == 0
 }
 
 // Result is a whole run.
 type Result struct {
 	Files    []FileResult
 	Findings []finding.Finding
+	// Helm are the Helm chart templates the run skipped unread.
+	Helm []string
 }
 
 // Summary counts findings by severity.
@@ -205,6 +216,7 @@ func (l *Linter) Run(ctx context.Context, files []string) (*Result, error) {
 	for _, fr := range results {
 		res.Findings = append(res.Findings, fr.Findings...)
 	}
+	res.Findings = append(res.Findings, l.unusedIgnores(results)...)
 	res.Findings = finding.Sort(res.Findings)
 	return res, nil
 }
@@ -251,7 +263,7 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 	}
 	key := l.opts.Cache.key(path, data, l.project(path))
 	if e, ok := l.opts.Cache.get(key, data); ok && stillValid(e.Related) && bytes.Equal(e.Launcher, l.launcherSum(path, e.Kind)) {
-		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings)), cached: true}
+		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings)), cached: true, ignored: e.Ignored}
 		for i, f := range e.Findings {
 			fr.Findings[i] = f.Finding
 		}
