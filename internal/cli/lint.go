@@ -189,6 +189,13 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	lopts := lint.Options{GPU: t.GPU, GPUs: t.GPUs, Model: t.Model, Workers: workers,
 		FileTimeout: t.Timeout, RunTimeout: t.RunTimeout}
 	lopts.Limits.MaxBytes = t.MaxBytes
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if abs, err := filepath.Abs(p); err == nil {
+				lopts.Walked = append(lopts.Walked, abs)
+			}
+		}
+	}
 	policyDirs := append([]string(nil), t.Policies...)
 	var projects []*config.Project
 	if t.Config != "" {

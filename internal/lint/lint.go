@@ -41,6 +41,12 @@ type Options struct {
 	Projects *config.Set
 	// Cache, when set, returns stored results for unchanged inputs.
 	Cache *Cache
+	// Walked are the directories the run walked whole (absolute): an
+	// ignore entry with a wildcard is judged unused only when a walk
+	// covered its project, since a run over a few named files (a
+	// pre-commit hook, a pull request's changed files) cannot know what
+	// the entry silences elsewhere.
+	Walked []string
 }
 
 // Deps are the compiled assets a Linter shares across files.

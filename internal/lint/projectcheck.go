@@ -3,6 +3,7 @@ package lint
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -98,7 +99,8 @@ func sortedRuleKeys(m map[string]config.RuleSetting) []string {
 
 // unusedIgnores reports the project files' ignore entries that cover a
 // file of this run and silenced nothing in any of them. An entry whose
-// glob matched no file of the run is not judged: the run did not look.
+// glob matched no file of the run is not judged: the run did not look;
+// nor is one with a wildcard unless the run walked the whole project.
 func (l *Linter) unusedIgnores(results []FileResult) []finding.Finding {
 	type key struct {
 		p *config.Project
@@ -114,8 +116,12 @@ func (l *Linter) unusedIgnores(results []FileResult) []finding.Finding {
 		for _, i := range fr.ignored {
 			used[key{p, i}] = true
 		}
-		for i := range p.Ignore {
+		whole := l.walkedWhole(p)
+		for i, ig := range p.Ignore {
 			k := key{p, i}
+			if !whole && strings.ContainsAny(ig.Path, "*?[") {
+				continue
+			}
 			if !covered[k] && p.IgnoreCovers(i, fr.Path) {
 				covered[k] = true
 				order = append(order, k)
@@ -138,4 +144,19 @@ func (l *Linter) unusedIgnores(results []FileResult) []finding.Finding {
 		}, ""))
 	}
 	return out
+}
+
+// walkedWhole reports whether the run walked a directory at or above the
+// project file's.
+func (l *Linter) walkedWhole(p *config.Project) bool {
+	root, err := filepath.Abs(p.Root)
+	if err != nil {
+		return false
+	}
+	for _, w := range l.opts.Walked {
+		if r, err := filepath.Rel(w, root); err == nil && filepath.IsLocal(r) {
+			return true
+		}
+	}
+	return false
 }
