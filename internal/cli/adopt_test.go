@@ -88,6 +88,29 @@ func TestExclude(t *testing.T) {
 	}
 }
 
+// TestFixExclude: fix takes --exclude as lint does: no diff for an
+// excluded file.
+func TestFixExclude(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "a.json", fp32DS)
+	write(t, dir, "legacy/b.json", fp32DS)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		wantB bool
+	}{
+		{"all", nil, true},
+		{"legacy excluded", []string{"--exclude", "legacy"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, _ := run(t, false, nil, append(append([]string{"fix", "--gpu", "H100"}, tc.args...), dir)...)
+			if !strings.Contains(stdout, "a.json") || strings.Contains(stdout, "b.json") != tc.wantB {
+				t.Errorf("diff for b.json = %v, want %v\n%s%s", !tc.wantB, tc.wantB, stdout, stderr)
+			}
+		})
+	}
+}
+
 // TestHelmTemplatesSkipped: a chart's templates are Go templates, not
 // YAML; they are skipped with a notice, never a parse error.
 func TestHelmTemplatesSkipped(t *testing.T) {
@@ -366,6 +389,7 @@ func TestDidYouMean(t *testing.T) {
 		{"flag on fix", []string{"fix", "--wirte", p}, "(did you mean --write?)"},
 		{"rule id", []string{"explain", "DS01"}, "unknown rule \"DS01\" (did you mean DS001?)"},
 		{"rule slug", []string{"explain", "fp32-where-bf61"}, "(did you mean fp32-where-bf16?)"},
+		{"rule id in lower case", []string{"explain", "ds01"}, "(did you mean DS001?)"},
 		{"model", []string{"lint", "--model", "meta-llama/Llama-3.1-8C", p}, "(did you mean meta-llama/Llama-3.1-8B?)"},
 	}
 	for _, tc := range tests {

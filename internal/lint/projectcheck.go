@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -21,9 +20,9 @@ func (d *Deps) CheckProject(p *config.Project) error {
 	if p == nil {
 		return nil
 	}
-	var errs []error
+	var errs []string
 	bad := func(pos finding.Pos, msg string) {
-		errs = append(errs, &source.Error{File: p.Path, Pos: pos, Msg: msg})
+		errs = append(errs, (&source.Error{File: p.Path, Pos: pos, Msg: msg}).Error())
 	}
 	for _, t := range p.Targets {
 		if t.GPU != "" {
@@ -44,26 +43,29 @@ func (d *Deps) CheckProject(p *config.Project) error {
 			}
 		}
 	}
-	names := d.ruleNames()
 	for _, k := range sortedRuleKeys(p.Rules) {
 		if _, ok := d.Catalog.Lookup(k); !ok {
-			bad(p.Rules[k].At, unknownRule("rules", k, names))
+			bad(p.Rules[k].At, d.unknownRule("rules", k))
 		}
 	}
 	for _, ig := range p.Ignore {
 		if _, ok := d.Catalog.Lookup(ig.Rule); !ok {
-			bad(ig.RuleAt, unknownRule("ignore", ig.Rule, names))
+			bad(ig.RuleAt, d.unknownRule("ignore", ig.Rule))
 		}
 	}
 	if len(errs) == 0 {
 		return nil
 	}
-	return fmt.Errorf("invalid project file:\n  %w", errors.Join(errs...))
+	return fmt.Errorf("invalid project file:\n  %s", strings.Join(errs, "\n  "))
 }
 
-// SuggestRule returns the rule id or slug closest to name, or "".
+// SuggestRule returns the rule id or slug closest to name, or "". Ids
+// are compared upper-cased and slugs lower-cased, as Lookup ignores case.
 func (d *Deps) SuggestRule(name string) string {
-	return normalize.DidYouMean(name, d.ruleNames())
+	if s := normalize.DidYouMean(strings.ToUpper(name), d.ruleNames()); s != "" {
+		return s
+	}
+	return normalize.DidYouMean(strings.ToLower(name), d.ruleNames())
 }
 
 func (d *Deps) ruleNames() []string {
@@ -74,9 +76,9 @@ func (d *Deps) ruleNames() []string {
 	return names
 }
 
-func unknownRule(section, name string, names []string) string {
+func (d *Deps) unknownRule(section, name string) string {
 	msg := fmt.Sprintf("%s: unknown rule %q", section, name)
-	if s := normalize.DidYouMean(name, names); s != "" {
+	if s := d.SuggestRule(name); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return msg + "; `gpulint rules` lists them"
