@@ -61,6 +61,7 @@ var rules = []rule{
 	{Pkg: "internal/value", Why: "value reads decoded documents for every format package and imports nothing from gpulint", Forbid: func(string) bool { return true }},
 	{Pkg: "internal/config", Why: "the project file feeds lint, never the reverse", Forbid: under("internal/lint", "internal/cli")},
 	{Pkg: "internal/check", Why: "check never imports report", Forbid: under("internal/report")},
+	{Pkg: "internal/baseline", Why: "a baseline is findings in and out; it never runs the linter", Forbid: under("internal/lint", "internal/cli")},
 }
 
 // violations lists each dependency of a package that a rule forbids, and

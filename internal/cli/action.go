@@ -34,6 +34,7 @@ type ActionOptions struct {
 	Suggestions bool   // suggestions
 	OnlyChanged bool   // only-changed
 	SARIFFile   string // sarif-file, relative to the workspace
+	Baseline    string // baseline, relative to the workspace
 	// Timeout bounds the whole run (timeout; default DefaultActionTimeout).
 	Timeout time.Duration
 
@@ -123,6 +124,7 @@ func newActionOptions(f *Factory) (*ActionOptions, error) {
 	o.Target = TargetFlags{GPU: gha.GetInput("gpu"), Model: gha.GetInput("model"), Config: gha.GetInput("config")}
 	o.FailOn = cmp.Or(gha.GetInput("fail-on"), "error")
 	o.SARIFFile = gha.GetInput("sarif-file")
+	o.Baseline = gha.GetInput("baseline")
 	var errs []error
 	o.Timeout = DefaultActionTimeout
 	if s := gha.GetInput("timeout"); s != "" {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gpulint/gpulint/internal/baseline"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/github"
 	"github.com/gpulint/gpulint/internal/lint"
@@ -80,6 +81,16 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	if err != nil {
 		return err
 	}
+	var base *baseline.Baseline
+	if o.Baseline != "" {
+		p, err := o.readablePath("baseline", o.Baseline)
+		if err != nil {
+			return err
+		}
+		if base, err = readBaseline(p); err != nil {
+			return err
+		}
+	}
 	res := &lint.Result{}
 	if len(files) > 0 || len(unreadable) > 0 {
 		l, collected, _, err := prepareRun(o.Factory, files, target, 0)
@@ -94,8 +105,14 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 		}
 		l.AddUnreadable(res, unreadable)
 	}
+	baselined := 0
+	res.Findings, baselined = base.Filter(res.Findings)
+	if baselined > 0 {
+		o.logf("%d %s in the baseline %s not reported", baselined, plural(baselined, "finding", "findings"), o.Baseline)
+	}
 	relativize(res, o.Workspace)
 	in := reportInput(res)
+	in.Summary.Baselined = baselined
 	in.ToolVersion = ToolVersion()
 
 	omitted, err := annotate(o.Factory.IO.Out, in.Findings)

@@ -12,7 +12,7 @@ import (
 )
 
 // actionInputs are the inputs `gpulint action` reads.
-var actionInputs = []string{"comment", "config", "fail-on", "github-token", "gpu", "gpus", "model", "only-changed", "paths", "sarif-file", "suggestions", "timeout"}
+var actionInputs = []string{"baseline", "comment", "config", "fail-on", "github-token", "gpu", "gpus", "model", "only-changed", "paths", "sarif-file", "suggestions", "timeout"}
 
 // TestActionYAML checks the wiring in action.yml that act cannot (act
 // also hands a composite action's inputs to its steps as INPUT_*

@@ -121,6 +121,10 @@ func TestJSONContract(t *testing.T) {
 		} `json:"files"`
 		Findings []map[string]any `json:"findings"`
 		Summary  map[string]int   `json:"summary"`
+		Skipped  []struct {
+			Path   string `json:"path"`
+			Reason string `json:"reason"`
+		} `json:"skipped"`
 	}
 	dec := json.NewDecoder(strings.NewReader(stdout))
 	dec.DisallowUnknownFields()
@@ -137,8 +141,11 @@ func TestJSONContract(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"ds.json": "deepspeed", "notes.yaml": "unknown"}, kinds); diff != "" {
 		t.Errorf("files (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]int{"files": 2, "errors": 0, "warnings": 1, "infos": 0}, doc.Summary); diff != "" {
+	if diff := cmp.Diff(map[string]int{"files": 2, "errors": 0, "warnings": 1, "infos": 0, "skipped": 1}, doc.Summary); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+	if len(doc.Skipped) != 1 || filepath.Base(doc.Skipped[0].Path) != "notes.yaml" || doc.Skipped[0].Reason != "not a GPU config" {
+		t.Errorf("skipped: %+v", doc.Skipped)
 	}
 	if len(doc.Findings) != 1 {
 		t.Fatalf("findings: %v", doc.Findings)

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gpulint/gpulint/policies"
@@ -19,7 +21,12 @@ func TestDepsShareValidator(t *testing.T) {
 	if d.Validator != v {
 		t.Error("Deps built its own validator")
 	}
-	custom, err := withCustomPolicies(f, []string{t.TempDir()}, 0)
+	dir := t.TempDir()
+	rule := "# METADATA\n# title: Probe\n# custom:\n#   id: TEAM001\n#   slug: team-probe\n#   severity: info\n#   rationale: A probe.\n#   remediation: None.\n#   kinds: [\"*\"]\n#   since: 0.1.0\n#   fixable: false\npackage team.probe\n\nfindings := set()\n"
+	if err := os.WriteFile(filepath.Join(dir, "probe.rego"), []byte(rule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	custom, err := withCustomPolicies(f, []string{dir}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

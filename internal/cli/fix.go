@@ -21,6 +21,8 @@ type FixOptions struct {
 	Factory *Factory
 	Paths   []string
 	Write   bool
+	// Diff prints a diff of standard input instead of its fixed content.
+	Diff    bool
 	Force   bool
 	Tune    bool
 	FailOn  string
@@ -63,9 +65,15 @@ printed. Exit codes as lint, for the findings that remain.`,
 			if len(opts.Paths) == 0 {
 				opts.Paths = []string{"."}
 			}
-			lo := LintOptions{Format: "text", FailOn: opts.FailOn, Color: opts.Color, Workers: opts.Workers, Target: opts.Target}
+			lo := LintOptions{Paths: opts.Paths, Format: "text", FailOn: opts.FailOn, Color: opts.Color, Workers: opts.Workers, Target: opts.Target}
 			if err := lo.validate(); err != nil {
 				return err
+			}
+			if _, stdin := opts.Target.stdin(opts.Paths); stdin && opts.Write {
+				return &usageError{errors.New("fix - prints the fixed standard input; --write has no file to write")}
+			}
+			if _, stdin := opts.Target.stdin(opts.Paths); opts.Diff && !stdin {
+				return &usageError{errors.New("--diff applies to fix - (standard input); files get a diff unless --write is given")}
 			}
 			if runF != nil {
 				return runF(opts)
@@ -74,6 +82,7 @@ printed. Exit codes as lint, for the findings that remain.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Write, "write", "w", false, "write the fixed files instead of printing a diff")
+	cmd.Flags().BoolVar(&opts.Diff, "diff", false, "with the path -, print a diff instead of the fixed content")
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "with --write, also write read-only files (no write permission bits)")
 	cmd.Flags().BoolVar(&opts.Tune, "tune", false, "also apply the tuner's sizing proposals")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 when findings at or above this level remain: error, warning, info, never")
@@ -91,6 +100,9 @@ func runFix(ctx context.Context, o *FixOptions) error {
 	l, res, err := lintPaths(ctx, o.Factory, o.Paths, o.Target, o.Workers, o.Color)
 	if err != nil {
 		return err
+	}
+	if _, stdin := o.Target.stdin(o.Paths); stdin {
+		return fixStdin(ctx, o, l, res)
 	}
 	root, err := os.Getwd()
 	if err != nil {
@@ -167,6 +179,46 @@ func runFix(ctx context.Context, o *FixOptions) error {
 	if notWritten > 0 {
 		return notWrittenError{notWritten}
 	}
+	failOn, _ := finding.ParseSeverity(o.FailOn)
+	if failOn != finding.SeverityNone && finding.Worst(remaining) >= failOn {
+		return findingsError{}
+	}
+	return nil
+}
+
+// fixStdin prints standard input with its fixes applied (or, with --diff,
+// the diff); nothing is written. Exit codes as for files, by the findings
+// that remain in the fixed content.
+func fixStdin(ctx context.Context, o *FixOptions, l *lint.Linter, res *lint.Result) error {
+	ios := o.Factory.IO
+	if len(res.Files) == 0 {
+		return nil // excluded or a Helm template: nothing read
+	}
+	fr := res.Files[0]
+	out, err := l.Fix(ctx, fr, o.Tune)
+	if err != nil {
+		return err
+	}
+	for _, s := range out.Skipped {
+		fmt.Fprintf(ios.ErrOut, "gpulint: %s\n", s)
+	}
+	if out.Refused != "" {
+		fmt.Fprintf(ios.ErrOut, "gpulint: %s: %s\n", fr.Path, out.Refused)
+	}
+	remaining := out.Remaining
+	if !out.Changed() {
+		remaining = out.Found
+	}
+	if o.Diff {
+		if out.Changed() {
+			name := filepath.ToSlash(fr.Path)
+			fmt.Fprint(ios.Out, edit.Unified("a/"+name, "b/"+name, out.Old, out.New, 3))
+		}
+	} else if _, err := ios.Out.Write(out.New); err != nil {
+		return fmt.Errorf("write fixed content: %w", err)
+	}
+	n := len(out.Applied)
+	fmt.Fprintf(ios.ErrOut, "gpulint: fixed %d %s in %s\n", n, plural(n, "finding", "findings"), fr.Path)
 	failOn, _ := finding.ParseSeverity(o.FailOn)
 	if failOn != finding.SeverityNone && finding.Worst(remaining) >= failOn {
 		return findingsError{}

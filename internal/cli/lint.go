@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,10 +18,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulint/gpulint/internal/baseline"
 	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/internal/report"
+	"github.com/gpulint/gpulint/internal/rules"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -36,7 +41,20 @@ type TargetFlags struct {
 	// PolicyMemory bounds the Go heap while custom policies evaluate.
 	PolicyMemory int64
 	NoCache      bool
+	// Exclude are globs of files and directories to skip, relative to the
+	// working directory.
+	Exclude []string
+	// StdinName names standard input when the only path is "-": for kind
+	// detection, the project file lookup and the reported path.
+	StdinName string
 }
+
+// stdinPath is the path argument that means standard input.
+const stdinPath = "-"
+
+// stdinDefaultName is standard input's path when --stdin-filename is not
+// given.
+const stdinDefaultName = "<stdin>"
 
 func (t *TargetFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&t.GPU, "gpu", "", "target GPU (e.g. H100-80GB, A100-40GB, L4, or a node label such as NVIDIA-H100-80GB-HBM3)")
@@ -49,6 +67,28 @@ func (t *TargetFlags) register(cmd *cobra.Command) {
 	cmd.Flags().Int64Var(&t.MaxBytes, "max-file-bytes", 0, "do not parse files larger than this (default 10 MiB, or limits.max-file-bytes)")
 	cmd.Flags().Int64Var(&t.PolicyMemory, "policy-memory", 0, "stop custom policies once the Go heap holds more than this many bytes (default 1 GiB, or limits.policy-memory)")
 	cmd.Flags().BoolVar(&t.NoCache, "no-cache", false, "do not read or write the result cache")
+	cmd.Flags().StringArrayVar(&t.Exclude, "exclude", nil, "skip files and directories matching this glob (repeatable; ** spans directories; a glob without / matches any name), as exclude: in .gpulint.yaml")
+	cmd.Flags().StringVar(&t.StdinName, "stdin-filename", "", "with the path -, the name of the file read from standard input (kind detection, project file lookup, reported path)")
+}
+
+// validatePaths checks the path arguments against the target flags: "-"
+// (standard input) stands alone, and --stdin-filename needs it.
+func (t *TargetFlags) validatePaths(paths []string) error {
+	if slices.Contains(paths, stdinPath) && len(paths) > 1 {
+		return &usageError{errors.New("- (standard input) cannot be combined with other paths")}
+	}
+	if t.StdinName != "" && !slices.Equal(paths, []string{stdinPath}) {
+		return &usageError{errors.New("--stdin-filename needs the path - (standard input)")}
+	}
+	return nil
+}
+
+// stdin reports whether the run reads standard input, and its name.
+func (t *TargetFlags) stdin(paths []string) (string, bool) {
+	if !slices.Equal(paths, []string{stdinPath}) {
+		return "", false
+	}
+	return cmp.Or(t.StdinName, stdinDefaultName), true
 }
 
 // LintOptions are `gpulint lint`'s flags and dependencies.
@@ -60,6 +100,10 @@ type LintOptions struct {
 	Color   string
 	Workers int
 	Target  TargetFlags
+	// Baseline is a baseline file: only findings not in it are reported.
+	Baseline string
+	// WriteBaseline records the run's findings in this file.
+	WriteBaseline string
 }
 
 // NewCmdLint builds `gpulint lint`. runF replaces the work in tests of
@@ -92,11 +136,19 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it;
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings at or above: error, warning, info, never")
 	cmd.Flags().StringVar(&opts.Color, "color", "auto", "color output: auto, always, never")
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "files checked at once, and CPUs used (default: number of CPUs)")
+	cmd.Flags().StringVar(&opts.Baseline, "baseline", "", "report only findings not recorded in this baseline file, and exit by those alone")
+	cmd.Flags().StringVar(&opts.WriteBaseline, "write-baseline", "", "record the findings in this baseline file (exits 0 unless gpulint cannot work)")
 	opts.Target.register(cmd)
 	return cmd
 }
 
 func (o *LintOptions) validate() error {
+	if err := o.Target.validatePaths(o.Paths); err != nil {
+		return err
+	}
+	if o.Baseline != "" && o.WriteBaseline != "" {
+		return &usageError{errors.New("--baseline and --write-baseline cannot be combined: write the baseline from a run that reports everything")}
+	}
 	if _, ok := report.Renderers()[o.Format]; !ok {
 		return &usageError{fmt.Errorf("unknown --format %q (want %s)", o.Format, strings.Join(report.Formats(), ", "))}
 	}
@@ -130,22 +182,33 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	if err := deps.Targets.CheckFlags(t.GPU, t.Model); err != nil {
 		return nil, lint.Collection{}, nil, &usageError{err}
 	}
-	collected, err := lint.CollectAll(paths, lint.CollectOptions{})
-	if err != nil {
+	copts := lint.CollectOptions{Exclude: t.Exclude}
+	var collected lint.Collection
+	if name, ok := t.stdin(paths); ok {
+		collected = lint.CollectNamed(name, copts)
+	} else if collected, err = lint.CollectAll(paths, copts); err != nil {
 		return nil, lint.Collection{}, nil, &usageError{err}
 	}
-	files := collected.Files
 	lopts := lint.Options{GPU: t.GPU, GPUs: t.GPUs, Model: t.Model, Workers: workers,
 		FileTimeout: t.Timeout, RunTimeout: t.RunTimeout}
 	lopts.Limits.MaxBytes = t.MaxBytes
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			if abs, err := filepath.Abs(p); err == nil {
+				lopts.Walked = append(lopts.Walked, abs)
+			}
+		}
+	}
 	policyDirs := append([]string(nil), t.Policies...)
 	policyMemory := t.PolicyMemory // the flag, else the project file's
+	var projects []*config.Project
 	if t.Config != "" {
 		p, err := config.Load(t.Config, deps.Validator)
 		if err != nil {
 			return nil, lint.Collection{}, nil, &usageError{err}
 		}
 		lopts.Project = p
+		projects = []*config.Project{p}
 		policyDirs = append(policyDirs, p.PolicyDirs()...)
 		if lopts.RunTimeout == 0 {
 			lopts.RunTimeout = p.Limits.RunTimeout
@@ -154,11 +217,12 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 			policyMemory = p.Limits.PolicyMemory
 		}
 	} else {
-		ps, err := config.LoadSet(files, deps.Validator)
+		ps, err := config.LoadSet(collected.Files, deps.Validator)
 		if err != nil {
 			return nil, lint.Collection{}, nil, &usageError{err}
 		}
 		lopts.Projects = ps
+		projects = ps.Projects()
 		policyDirs = append(policyDirs, ps.PolicyDirs()...)
 		if lopts.RunTimeout == 0 {
 			lopts.RunTimeout = ps.RunTimeout()
@@ -167,12 +231,27 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 			policyMemory = ps.PolicyMemory()
 		}
 	}
+	collected.Files = slices.DeleteFunc(collected.Files, func(path string) bool {
+		p := lopts.Project
+		if p == nil {
+			p = lopts.Projects.Find(path)
+		}
+		return p.Excluded(path) != ""
+	})
+	for _, h := range collected.Helm {
+		fmt.Fprintf(f.IO.ErrOut, "gpulint: %s: skipped: a Helm chart template (render it with helm template and lint the output)\n", h)
+	}
 	if len(policyDirs) > 0 {
 		custom, err := withCustomPolicies(f, policyDirs, policyMemory)
 		if err != nil {
 			return nil, lint.Collection{}, nil, err
 		}
 		deps = custom
+	}
+	for _, p := range projects {
+		if err := deps.CheckProject(p); err != nil {
+			return nil, lint.Collection{}, nil, &usageError{err}
+		}
 	}
 	deps.Warm(early)
 	if !t.NoCache {
@@ -224,6 +303,13 @@ func withCustomPolicies(f *Factory, dirs []string, policyMemory int64) (*lint.De
 		if err != nil || !st.IsDir() {
 			return nil, &usageError{fmt.Errorf("policy directory %s: not a directory", d)}
 		}
+		// A directory written for another tool (conftest's package main
+		// with deny) would load and check nothing: say what gpulint reads.
+		if mods, err := rules.ParseModules(os.DirFS(abs), true); err == nil && !slices.ContainsFunc(mods, rules.Module.DefinesRule) {
+			return nil, &usageError{fmt.Errorf("policy directory %s defines no gpulint rule: gpulint reads .rego files with a # METADATA block "+
+				"(custom: id, slug, severity, ...) whose package defines `findings` built with data.gpulint.lib.finding; "+
+				"conftest-style deny/warn rules are not read (see README, Custom policies)", d)}
+		}
 		fss = append(fss, os.DirFS(abs))
 	}
 	d, err := lint.BuildDepsWith(lint.DepsOptions{PolicyMemory: uint64(policyMemory)}, f.Assets.Policies, fss...)
@@ -251,24 +337,66 @@ func lintPaths(ctx context.Context, f *Factory, paths []string, t TargetFlags, w
 	if err != nil {
 		return nil, nil, err
 	}
+	if _, ok := t.stdin(paths); ok {
+		res, err := lintStdin(ctx, f, l, collected)
+		return l, res, err
+	}
 	res, err := l.Run(ctx, collected.Files)
 	if err != nil {
 		return l, res, err
 	}
+	res.Helm = collected.Helm
 	l.AddUnreadable(res, collected.Unreadable)
 	return l, res, nil
 }
 
+// lintStdin lints standard input under the name collected for it (none
+// when excluded or a Helm template).
+func lintStdin(ctx context.Context, f *Factory, l *lint.Linter, collected lint.Collection) (*lint.Result, error) {
+	res := &lint.Result{Helm: collected.Helm}
+	if len(collected.Files) == 0 {
+		return res, nil
+	}
+	if f.IO.In == nil {
+		return nil, &usageError{errors.New("-: no standard input")}
+	}
+	data, err := io.ReadAll(f.IO.In)
+	if err != nil {
+		return nil, fmt.Errorf("read standard input: %w", err)
+	}
+	fr, err := l.LintBytes(ctx, collected.Files[0], data)
+	if err != nil {
+		return nil, err
+	}
+	res.Files = []lint.FileResult{fr}
+	res.Findings = finding.Sort(append([]finding.Finding(nil), fr.Findings...))
+	return res, nil
+}
+
 func runLint(ctx context.Context, o *LintOptions) error {
 	ios := o.Factory.IO
+	var base *baseline.Baseline
+	if o.Baseline != "" {
+		b, err := readBaseline(o.Baseline)
+		if err != nil {
+			return err
+		}
+		base = b
+	}
 	_, res, err := lintPaths(ctx, o.Factory, o.Paths, o.Target, o.Workers, o.Color)
 	if err != nil {
 		return err
 	}
+	baselined := 0
+	res.Findings, baselined = base.Filter(res.Findings)
 	in := reportInput(res)
+	in.Summary.Baselined = baselined
 	render := report.Renderers()[o.Format]
 	if err := render(ios.Out, in, report.Options{Color: ios.ColorEnabled(), ShowFixes: true}); err != nil {
 		return fmt.Errorf("write report: %w", err)
+	}
+	if o.WriteBaseline != "" {
+		return writeBaseline(ios.ErrOut, o.WriteBaseline, res.Findings)
 	}
 	failOn, _ := finding.ParseSeverity(o.FailOn)
 	if failOn != finding.SeverityNone && finding.Worst(res.Findings) >= failOn {
@@ -286,7 +414,44 @@ func reportInput(res *lint.Result) report.Input {
 	}
 	s := res.Summary()
 	in.Summary = report.Summary{Files: s.Files, Errors: s.Errors, Warnings: s.Warnings, Infos: s.Infos}
+	for _, f := range res.Files {
+		if f.Skipped() {
+			in.Summary.Skipped++
+			in.Skipped = append(in.Skipped, report.Skip{Path: f.Path, Reason: "not a GPU config"})
+		}
+	}
+	for _, h := range res.Helm {
+		in.Skipped = append(in.Skipped, report.Skip{Path: h, Reason: "helm chart template"})
+	}
 	return in
+}
+
+// readBaseline loads a baseline file; a missing or malformed one is a
+// usage error, since the run cannot know what is new.
+func readBaseline(path string) (*baseline.Baseline, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("baseline: %w (write one with --write-baseline)", err)}
+	}
+	defer fh.Close()
+	b, err := baseline.Read(fh, path)
+	if err != nil {
+		return nil, &usageError{err}
+	}
+	return b, nil
+}
+
+// writeBaseline records findings in path and says so on errOut.
+func writeBaseline(errOut io.Writer, path string, fs []finding.Finding) error {
+	var buf bytes.Buffer
+	if err := baseline.Write(&buf, path, fs); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write baseline: %w", err)
+	}
+	fmt.Fprintf(errOut, "gpulint: wrote %d %s to %s\n", len(fs), plural(len(fs), "finding", "findings"), path)
+	return nil
 }
 
 // buildIdentity names the running binary: a rebuilt gpulint, whose Go

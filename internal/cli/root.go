@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/gpulint/gpulint/internal/iostreams"
 	"github.com/gpulint/gpulint/internal/lint"
@@ -119,6 +120,8 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	root.SetVersionTemplate(versionTemplate)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
+	root.SuggestionsMinimumDistance = 2
+	root.SetFlagErrorFunc(suggestFlag)
 	root.AddCommand(
 		NewCmdLint(f, nil),
 		NewCmdFix(f, nil),
@@ -130,4 +133,20 @@ func NewRootCmd(f *Factory) *cobra.Command {
 	)
 	registerCompletions(root, f)
 	return root
+}
+
+// suggestFlag adds the closest flag of the command to an unknown-flag
+// error: "unknown flag: --exlcude (did you mean --exclude?)".
+func suggestFlag(cmd *cobra.Command, err error) error {
+	msg := err.Error()
+	name, ok := strings.CutPrefix(msg, "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var names []string
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) { names = append(names, fl.Name) })
+	if s := normalize.DidYouMean(name, names); s != "" {
+		return fmt.Errorf("%s (did you mean --%s?)", msg, s)
+	}
+	return err
 }

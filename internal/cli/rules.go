@@ -82,7 +82,11 @@ func NewCmdExplain(f *Factory) *cobra.Command {
 			}
 			r, ok := deps.Catalog.Lookup(args[0])
 			if !ok {
-				return &usageError{fmt.Errorf("unknown rule %q; `gpulint rules` lists them", args[0])}
+				msg := fmt.Sprintf("unknown rule %q", args[0])
+				if s := deps.SuggestRule(args[0]); s != "" {
+					msg += fmt.Sprintf(" (did you mean %s?)", s)
+				}
+				return &usageError{fmt.Errorf("%s; `gpulint rules` lists them", msg)}
 			}
 			_, err = fmt.Fprint(f.IO.Out, ruledoc.Explain(r))
 			return err

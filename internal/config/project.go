@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,6 +36,8 @@ type Project struct {
 	Policies []string
 	// Limits override the default safety limits for files under Root.
 	Limits Limits
+	// Exclude are globs, relative to Root, of files the run skips.
+	Exclude []string
 
 	// digest is the SHA-256 of the file as loaded: cache keys name the
 	// project by the content its settings came from.
@@ -81,6 +84,8 @@ type TargetRule struct {
 	MicroBatch int
 	Method     string
 	ModelDtype string
+	// GPUAt and ModelAt are where the file sets GPU and Model.
+	GPUAt, ModelAt finding.Pos
 }
 
 // RuleSetting turns a rule off or changes its severity and parameters.
@@ -88,11 +93,15 @@ type RuleSetting struct {
 	Off      bool
 	Severity string
 	Params   map[string]any
+	// At is where the file names the rule.
+	At finding.Pos
 }
 
 // IgnoreEntry silences a rule for files matching a glob, with a reason.
 type IgnoreEntry struct {
 	Path, Rule, Reason string
+	// At is the entry's place in the file; RuleAt its rule's.
+	At, RuleAt finding.Pos
 }
 
 // Load reads and validates a project file. Problems are reported
@@ -137,9 +146,14 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 		}
 	}
 	m, _ := doc.(map[string]any)
-	for _, t := range value.List(m["targets"]) {
+	at := func(path ...any) finding.Pos {
+		n, _, _ := root.Lookup(path)
+		return n.Start
+	}
+	for i, t := range value.List(m["targets"]) {
 		tm, _ := t.(map[string]any)
-		tr := TargetRule{GPU: value.String(tm["gpu"]), Model: value.String(tm["model"])}
+		tr := TargetRule{GPU: value.String(tm["gpu"]), Model: value.String(tm["model"]),
+			GPUAt: at("targets", i, "gpu"), ModelAt: at("targets", i, "model")}
 		for _, g := range value.List(tm["paths"]) {
 			tr.Paths = append(tr.Paths, value.String(g))
 		}
@@ -160,27 +174,38 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 		p.Targets = append(p.Targets, tr)
 	}
 	if rm, ok := m["rules"].(map[string]any); ok {
+		rulesNode := root.Get("rules")
 		for k, v := range rm {
+			var rs RuleSetting
 			switch t := v.(type) {
 			case string:
 				if t == "off" {
-					p.Rules[k] = RuleSetting{Off: true}
+					rs = RuleSetting{Off: true}
 				} else {
-					p.Rules[k] = RuleSetting{Severity: t}
+					rs = RuleSetting{Severity: t}
 				}
 			case bool:
-				p.Rules[k] = RuleSetting{Off: !t}
+				rs = RuleSetting{Off: !t}
 			case map[string]any:
-				rs := RuleSetting{Severity: value.String(t["severity"])}
+				rs = RuleSetting{Severity: value.String(t["severity"])}
 				rs.Off = rs.Severity == "off"
 				rs.Params, _ = t["params"].(map[string]any)
-				p.Rules[k] = rs
+			default:
+				continue
 			}
+			if e, ok := rulesNode.GetEntry(k); ok {
+				rs.At = e.Key.Start
+			}
+			p.Rules[k] = rs
 		}
 	}
-	for _, ig := range value.List(m["ignore"]) {
+	for i, ig := range value.List(m["ignore"]) {
 		im, _ := ig.(map[string]any)
-		p.Ignore = append(p.Ignore, IgnoreEntry{Path: value.String(im["path"]), Rule: value.String(im["rule"]), Reason: value.String(im["reason"])})
+		p.Ignore = append(p.Ignore, IgnoreEntry{Path: value.String(im["path"]), Rule: value.String(im["rule"]), Reason: value.String(im["reason"]),
+			At: at("ignore", i), RuleAt: at("ignore", i, "rule")})
+	}
+	for _, g := range value.List(m["exclude"]) {
+		p.Exclude = append(p.Exclude, value.String(g))
 	}
 	p.FailOn = value.String(m["fail-on"])
 	for _, d := range value.List(m["policies"]) {
@@ -258,11 +283,20 @@ func (p *Project) Params() map[string]any {
 // Apply drops findings of rules turned off or ignored for this path and
 // applies severity overrides.
 func (p *Project) Apply(path string, fs []finding.Finding) []finding.Finding {
+	out, _ := p.Filter(path, fs)
+	return out
+}
+
+// Filter is Apply that also returns the indexes of the ignore entries that
+// silenced a finding, so that a run can report the entries that silence
+// nothing.
+func (p *Project) Filter(path string, fs []finding.Finding) ([]finding.Finding, []int) {
 	if p == nil {
-		return fs
+		return fs, nil
 	}
 	rel := p.Rel(path)
 	out := fs[:0]
+	var used []int
 	for _, f := range fs {
 		setting, ok := p.Rules[f.Rule]
 		if !ok {
@@ -277,9 +311,12 @@ func (p *Project) Apply(path string, fs []finding.Finding) []finding.Finding {
 			}
 		}
 		ignored := false
-		for _, ig := range p.Ignore {
+		for i, ig := range p.Ignore {
 			if (ig.Rule == f.Rule || ig.Rule == f.Slug) && matchGlob(ig.Path, rel) {
 				ignored = true
+				if !slices.Contains(used, i) {
+					used = append(used, i)
+				}
 				break
 			}
 		}
@@ -287,7 +324,50 @@ func (p *Project) Apply(path string, fs []finding.Finding) []finding.Finding {
 			out = append(out, f)
 		}
 	}
-	return out
+	return out, used
+}
+
+// IgnoreCovers reports whether ignore entry i's path glob matches path.
+func (p *Project) IgnoreCovers(i int, path string) bool {
+	return p != nil && i >= 0 && i < len(p.Ignore) && matchGlob(p.Ignore[i].Path, p.Rel(path))
+}
+
+// Excluded returns the exclude glob of the project that matches path, or
+// "" when none does. A glob without a slash also matches any file or
+// directory of that name, as in .gitignore.
+func (p *Project) Excluded(path string) string {
+	if p == nil {
+		return ""
+	}
+	return MatchExclude(p.Exclude, p.Rel(path))
+}
+
+// MatchExclude returns the first glob that matches rel (slash-separated),
+// or "". A glob without a slash matches any path element; one with a
+// slash matches the whole path or a directory above it.
+func MatchExclude(globs []string, rel string) string {
+	rel = strings.TrimPrefix(rel, "./")
+	parts := strings.Split(rel, "/")
+	for _, g := range globs {
+		g = strings.TrimSuffix(strings.TrimPrefix(g, "./"), "/")
+		if g == "" {
+			continue
+		}
+		if !strings.Contains(g, "/") {
+			for _, el := range parts {
+				if ok, _ := filepath.Match(g, el); ok {
+					return g
+				}
+			}
+			continue
+		}
+		for i := len(parts); i > 0; i-- {
+			if matchGlob(g, strings.Join(parts[:i], "/")) {
+				return g
+			}
+		}
+	}
+	return ""
 }
 
 // matchGlob matches slash-separated paths against a glob where ** spans
@@ -417,4 +497,18 @@ func (ps *Set) Find(path string) *Project {
 		return nil
 	}
 	return ps.byDir[filepath.Dir(abs)]
+}
+
+// Projects returns the distinct project files of the set, in the order of
+// their directories.
+func (ps *Set) Projects() []*Project {
+	seen := map[*Project]bool{}
+	var out []*Project
+	for _, d := range value.SortedKeys(ps.byDir) {
+		if p := ps.byDir[d]; p != nil && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }

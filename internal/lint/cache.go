@@ -138,6 +138,9 @@ type cacheEntry struct {
 	// DeepSpeed file when it was checked; a hit under another (or no)
 	// launcher is a miss.
 	Launcher []byte `json:"launcher,omitempty"`
+	// Ignored are the project file's ignore entries that silenced a
+	// finding, so that a warm run knows them used.
+	Ignored []int `json:"ignored,omitempty"`
 }
 
 type cachedFinding struct {
@@ -205,7 +208,7 @@ func (c *Cache) get(key string, data []byte) (cacheEntry, bool) {
 // put stores a result computed from data; failures only cost a future
 // miss.
 func (c *Cache) put(key string, data []byte, fr FileResult, launcher []byte) {
-	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: fr.related, Launcher: launcher}
+	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: fr.related, Launcher: launcher, Ignored: fr.ignored}
 	for i, f := range fr.Findings {
 		e.Findings[i] = cachedFinding{Finding: f, Sev: f.Severity}
 	}

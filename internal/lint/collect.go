@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/source"
 )
@@ -29,6 +30,10 @@ type Collection struct {
 	// could not list, each with the OS path and the reason. The files
 	// around them are still in Files; Linter.AddUnreadable reports them.
 	Unreadable []*fs.PathError
+	// Helm are the Helm chart templates found (files under templates/ of
+	// a directory holding Chart.yaml): Go templates, not YAML, so they
+	// are not read; callers say so.
+	Helm []string
 }
 
 // CollectOptions adjust CollectAll.
@@ -37,6 +42,9 @@ type CollectOptions struct {
 	// Tests wrap it to make a directory fail to list, which chmod 000
 	// cannot do for root.
 	DirFS func(dir string) fs.FS
+	// Exclude are globs of files and directories to leave out, matched
+	// against the path as the argument names it (config.MatchExclude).
+	Exclude []string
 }
 
 // Collect is CollectAll that treats a directory it cannot list as an
@@ -70,12 +78,18 @@ func CollectAll(args []string, opts CollectOptions) (Collection, error) {
 	}
 	seen := map[string]bool{}
 	var c Collection
+	helmCharts := map[string]bool{}
 	add := func(p string) {
 		p = filepath.Clean(p)
-		if !seen[p] {
-			seen[p] = true
-			c.Files = append(c.Files, p)
+		if seen[p] || excluded(opts.Exclude, p) {
+			return
 		}
+		seen[p] = true
+		if helmTemplate(p, helmCharts) {
+			c.Helm = append(c.Helm, p)
+			return
+		}
+		c.Files = append(c.Files, p)
 	}
 	for _, a := range args {
 		st, err := os.Stat(a)
@@ -102,7 +116,8 @@ func CollectAll(args []string, opts CollectOptions) (Collection, error) {
 				return err
 			}
 			if d.IsDir() {
-				if p != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+				if p != "." && (skipDirs[d.Name()] || strings.HasPrefix(d.Name(), ".") ||
+					excluded(opts.Exclude, osPath)) {
 					return filepath.SkipDir
 				}
 				return nil
@@ -124,7 +139,49 @@ func CollectAll(args []string, opts CollectOptions) (Collection, error) {
 		}
 	}
 	sort.Strings(c.Files)
+	sort.Strings(c.Helm)
 	return c, nil
+}
+
+// excluded matches path, made relative to the working directory when it
+// lies below it, against the exclude globs.
+func excluded(globs []string, path string) bool {
+	if len(globs) == 0 {
+		return false
+	}
+	if filepath.IsAbs(path) {
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(r, "..") {
+				path = r
+			}
+		}
+	}
+	return config.MatchExclude(globs, filepath.ToSlash(path)) != ""
+}
+
+// helmTemplate reports whether path lies under templates/ of a directory
+// holding a Chart.yaml; charts caches the answer per directory.
+func helmTemplate(path string, charts map[string]bool) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	for d := filepath.Dir(abs); filepath.Dir(d) != d; d = filepath.Dir(d) {
+		if filepath.Base(d) != "templates" {
+			continue
+		}
+		chart := filepath.Dir(d)
+		is, ok := charts[chart]
+		if !ok {
+			st, err := os.Stat(filepath.Join(chart, "Chart.yaml"))
+			is = err == nil && st.Mode().IsRegular()
+			charts[chart] = is
+		}
+		if is {
+			return true
+		}
+	}
+	return false
 }
 
 // unwrapPath drops the fs.FS-relative path from a walk error, so that the
@@ -209,3 +266,15 @@ func sniffDeepSpeed(path string) bool {
 // (deepspeed/runtime/constants.py).
 var deepSpeedKeys = [][]byte{[]byte(`"zero_optimization"`), []byte(`"train_micro_batch_size_per_gpu"`),
 	[]byte(`"train_batch_size"`), []byte(`"gradient_accumulation_steps"`)}
+
+// CollectNamed is the collection of one file known by name only, such as
+// standard input given a name: excluded, a Helm template, or the file.
+func CollectNamed(name string, opts CollectOptions) Collection {
+	switch {
+	case excluded(opts.Exclude, name):
+		return Collection{}
+	case helmTemplate(name, map[string]bool{}):
+		return Collection{Helm: []string{name}}
+	}
+	return Collection{Files: []string{name}}
+}

@@ -41,6 +41,8 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		if perr != nil {
 			fr.Kind = source.DetectText(data)
 		}
+		// A parse error is silenced by the project file like any rule.
+		fr.Findings, fr.ignored = proj.Filter(path, fr.Findings)
 		return fr, nil
 	}
 	fr.Kind = source.Detect(f)
@@ -50,6 +52,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	if fr.Kind == source.KindUnknown {
 		// A file that did not parse whole and could not be classified
 		// still reports its syntax error; a valid unknown file is skipped.
+		fr.Findings, fr.ignored = proj.Filter(path, fr.Findings)
 		return fr, nil
 	}
 	// The kind's rules get ready while the documents are normalized and
@@ -85,7 +88,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		fr.Findings = append(fr.Findings, found...)
 		fr.Findings = append(fr.Findings, tuned...)
 	}
-	fr.Findings = proj.Apply(path, finding.Sort(fr.Findings))
+	fr.Findings, fr.ignored = proj.Filter(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)
 	return fr, nil
 }

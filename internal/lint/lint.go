@@ -46,6 +46,12 @@ type Options struct {
 	// nearest directory holding .git or .gpulint.yaml a few levels above
 	// each config, else the config's own directory.
 	Root string
+	// Walked are the directories the run walked whole (absolute): an
+	// ignore entry with a wildcard is judged unused only when a walk
+	// covered its project, since a run over a few named files (a
+	// pre-commit hook, a pull request's changed files) cannot know what
+	// the entry silences elsewhere.
+	Walked []string
 }
 
 // Deps are the compiled assets a Linter shares across files.
@@ -127,12 +133,23 @@ type FileResult struct {
 	// cached marks a result answered from the cache: its findings are
 	// reported, but Fix never applies its edits.
 	cached bool
+	// ignored are the indexes of the project file's ignore entries that
+	// silenced a finding here.
+	ignored []int
+}
+
+// Skipped reports whether the file was read but not recognised as a GPU
+// config: of no known kind and with nothing to report.
+func (fr FileResult) Skipped() bool {
+	return fr.Kind == source.KindUnknown && len(fr.Findings) == 0
 }
 
 // Result is a whole run.
 type Result struct {
 	Files    []FileResult
 	Findings []finding.Finding
+	// Helm are the Helm chart templates the run skipped unread.
+	Helm []string
 }
 
 // Summary counts findings by severity.
@@ -210,6 +227,7 @@ func (l *Linter) Run(ctx context.Context, files []string) (*Result, error) {
 	for _, fr := range results {
 		res.Findings = append(res.Findings, fr.Findings...)
 	}
+	res.Findings = append(res.Findings, l.unusedIgnores(results)...)
 	res.Findings = finding.Sort(res.Findings)
 	return res, nil
 }
@@ -256,7 +274,7 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 	}
 	key := l.opts.Cache.key(path, data, l.project(path))
 	if e, ok := l.opts.Cache.get(key, data); ok && stillValid(e.Related) && bytes.Equal(e.Launcher, l.launcherSum(path, e.Kind)) {
-		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings)), cached: true}
+		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings)), cached: true, ignored: e.Ignored}
 		for i, f := range e.Findings {
 			fr.Findings[i] = f.Finding
 		}

@@ -138,9 +138,23 @@ func (r *TargetResolver) model(id string, strict bool) (*tuner.Model, error) {
 		return m, nil
 	}
 	if strict {
-		return nil, fmt.Errorf("unknown model %q: not in the catalog and not a directory with a config.json", id)
+		return nil, r.modelError(id)
 	}
 	return nil, nil
+}
+
+// modelError says that id is neither a catalog model nor a model
+// directory, with the closest catalog id.
+func (r *TargetResolver) modelError(id string) error {
+	msg := fmt.Sprintf("unknown model %q", id)
+	var ids []string
+	for _, m := range r.cat.Models() {
+		ids = append(ids, m.ID)
+	}
+	if s := normalize.DidYouMean(id, ids); s != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	return fmt.Errorf("%s: not in the catalog and not a directory with a config.json", msg)
 }
 
 // Resolve combines flags, the project file and what the document and its

@@ -1891,70 +1891,74 @@ func planWorkload() *plan.SchemaNode {
 
 // planGpulintConfig builds the checks of the "gpulint-config" schema.
 func planGpulintConfig() *plan.SchemaNode {
-	re0 := regexp.MustCompile("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$")
-	n0 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"error\", \"warning\", \"warn\", \"info\", \"never\", \"none\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "error"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "warning"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "warn"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "info"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "never"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}}}}
-	f0 := &plan.SchemaField{Name: "fail-on", Node: n0}
-	n1 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f1 := &plan.SchemaField{Name: "path", Required: true, Node: n1}
-	n2 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f2 := &plan.SchemaField{Name: "reason", Node: n2}
+	re0 := regexp.MustCompile("[^ \t]")
+	re1 := regexp.MustCompile("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$")
+	n0 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	n1 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n0}
+	f0 := &plan.SchemaField{Name: "exclude", Node: n1}
+	n2 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"error\", \"warning\", \"warn\", \"info\", \"never\", \"none\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "error"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "warning"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "warn"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "info"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "never"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}}}}
+	f1 := &plan.SchemaField{Name: "fail-on", Node: n2}
 	n3 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f3 := &plan.SchemaField{Name: "rule", Required: true, Node: n3}
-	n4 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"path": f1, "reason": f2, "rule": f3}, Names: []string{"path", "reason", "rule"}, Required: []string{"path", "rule"}, Unknown: "error", Note: "gpulint does not read it"}
-	n5 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n4}
-	f4 := &plan.SchemaField{Name: "ignore", Node: n5}
-	n6 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f5 := &plan.SchemaField{Name: "max-depth", Node: n6}
-	n7 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f6 := &plan.SchemaField{Name: "max-file-bytes", Node: n7}
+	f2 := &plan.SchemaField{Name: "path", Required: true, Node: n3}
+	n4 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string matching [^ \t]", Check: &plan.ValueCheck{Op: plan.CheckRegex, Re: re0}}
+	f3 := &plan.SchemaField{Name: "reason", Required: true, Node: n4, Want: "a reason saying why the rule does not apply"}
+	n5 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f4 := &plan.SchemaField{Name: "rule", Required: true, Node: n5}
+	n6 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"path": f2, "reason": f3, "rule": f4}, Names: []string{"path", "reason", "rule"}, Required: []string{"path", "reason", "rule"}, Unknown: "error", Note: "gpulint does not read it"}
+	n7 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n6}
+	f5 := &plan.SchemaField{Name: "ignore", Node: n7}
 	n8 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f7 := &plan.SchemaField{Name: "max-nodes", Node: n8}
+	f6 := &plan.SchemaField{Name: "max-depth", Node: n8}
 	n9 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f8 := &plan.SchemaField{Name: "policy-memory", Node: n9}
-	n10 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string matching ^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", Check: &plan.ValueCheck{Op: plan.CheckRegex, Re: re0}}
-	f9 := &plan.SchemaField{Name: "run-timeout", Node: n10, Want: "a duration such as \"30s\" or \"2m\""}
-	n11 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string matching ^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", Check: &plan.ValueCheck{Op: plan.CheckRegex, Re: re0}}
-	f10 := &plan.SchemaField{Name: "timeout", Node: n11, Want: "a duration such as \"30s\" or \"2m\""}
-	n12 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"max-depth": f5, "max-file-bytes": f6, "max-nodes": f7, "policy-memory": f8, "run-timeout": f9, "timeout": f10}, Names: []string{"max-depth", "max-file-bytes", "max-nodes", "policy-memory", "run-timeout", "timeout"}, Unknown: "error", Note: "gpulint does not read it"}
-	f11 := &plan.SchemaField{Name: "limits", Node: n12}
-	n13 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	n14 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n13}
-	f12 := &plan.SchemaField{Name: "policies", Node: n14}
-	n15 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{}, Open: true, Unknown: "error"}
-	f13 := &plan.SchemaField{Name: "params", Node: n15}
-	n16 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"off\", \"error\", \"warning\", \"info\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "off"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "error"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "warning"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "info"}}}}
-	f14 := &plan.SchemaField{Name: "severity", Node: n16}
-	n17 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"params": f13, "severity": f14}, Names: []string{"params", "severity"}, Unknown: "error", Note: "gpulint does not read it"}
-	n18 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false or one of \"off\", \"error\", \"warning\", \"info\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "off"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "error"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "warning"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "info"}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}}}
-	n19 := &plan.SchemaNode{Kind: plan.NodeUnion, Desc: "true or false or one of \"off\", \"error\", \"warning\", \"info\" or a mapping", StructAlts: []*plan.SchemaNode{n17}, LeafAlt: n18}
-	f15 := &plan.SchemaField{Name: "string", Node: n19}
-	n20 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{}, Patterns: []plan.SchemaPattern{{Label: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}, Field: f15}}, Unknown: "error"}
-	f16 := &plan.SchemaField{Name: "rules", Node: n20}
-	n21 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f17 := &plan.SchemaField{Name: "gpu", Node: n21}
-	n22 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f18 := &plan.SchemaField{Name: "gpus", Node: n22}
-	n23 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"full\", \"lora\", \"qlora\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "full"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "lora"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "qlora"}}}}
-	f19 := &plan.SchemaField{Name: "method", Node: n23}
+	f7 := &plan.SchemaField{Name: "max-file-bytes", Node: n9}
+	n10 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f8 := &plan.SchemaField{Name: "max-nodes", Node: n10}
+	n11 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f9 := &plan.SchemaField{Name: "policy-memory", Node: n11}
+	n12 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string matching ^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", Check: &plan.ValueCheck{Op: plan.CheckRegex, Re: re1}}
+	f10 := &plan.SchemaField{Name: "run-timeout", Node: n12, Want: "a duration such as \"30s\" or \"2m\""}
+	n13 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string matching ^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$", Check: &plan.ValueCheck{Op: plan.CheckRegex, Re: re1}}
+	f11 := &plan.SchemaField{Name: "timeout", Node: n13, Want: "a duration such as \"30s\" or \"2m\""}
+	n14 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"max-depth": f6, "max-file-bytes": f7, "max-nodes": f8, "policy-memory": f9, "run-timeout": f10, "timeout": f11}, Names: []string{"max-depth", "max-file-bytes", "max-nodes", "policy-memory", "run-timeout", "timeout"}, Unknown: "error", Note: "gpulint does not read it"}
+	f12 := &plan.SchemaField{Name: "limits", Node: n14}
+	n15 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	n16 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n15}
+	f13 := &plan.SchemaField{Name: "policies", Node: n16}
+	n17 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{}, Open: true, Unknown: "error"}
+	f14 := &plan.SchemaField{Name: "params", Node: n17}
+	n18 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"off\", \"error\", \"warning\", \"info\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "off"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "error"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "warning"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "info"}}}}
+	f15 := &plan.SchemaField{Name: "severity", Node: n18}
+	n19 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"params": f14, "severity": f15}, Names: []string{"params", "severity"}, Unknown: "error", Note: "gpulint does not read it"}
+	n20 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false or one of \"off\", \"error\", \"warning\", \"info\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "off"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "error"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "warning"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "info"}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}}}
+	n21 := &plan.SchemaNode{Kind: plan.NodeUnion, Desc: "true or false or one of \"off\", \"error\", \"warning\", \"info\" or a mapping", StructAlts: []*plan.SchemaNode{n19}, LeafAlt: n20}
+	f16 := &plan.SchemaField{Name: "string", Node: n21}
+	n22 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{}, Patterns: []plan.SchemaPattern{{Label: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}, Field: f16}}, Unknown: "error"}
+	f17 := &plan.SchemaField{Name: "rules", Node: n22}
+	n23 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f18 := &plan.SchemaField{Name: "gpu", Node: n23}
 	n24 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f20 := &plan.SchemaField{Name: "micro_batch", Node: n24}
-	n25 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f21 := &plan.SchemaField{Name: "model", Node: n25}
-	n26 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"float32\", \"bfloat16\", \"float16\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "float32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bfloat16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "float16"}}}}
-	f22 := &plan.SchemaField{Name: "model_dtype", Node: n26}
-	n27 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f23 := &plan.SchemaField{Name: "nodes", Node: n27}
-	n28 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	n29 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	n30 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n28, Prefix: []*plan.SchemaNode{n29}}
-	f24 := &plan.SchemaField{Name: "paths", Required: true, Node: n30}
-	n31 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f25 := &plan.SchemaField{Name: "seq_len", Node: n31}
-	n32 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"gpu": f17, "gpus": f18, "method": f19, "micro_batch": f20, "model": f21, "model_dtype": f22, "nodes": f23, "paths": f24, "seq_len": f25}, Names: []string{"gpu", "gpus", "method", "micro_batch", "model", "model_dtype", "nodes", "paths", "seq_len"}, Required: []string{"paths"}, Unknown: "error", Note: "gpulint does not read it"}
-	n33 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n32}
-	f26 := &plan.SchemaField{Name: "targets", Node: n33}
-	n34 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"fail-on": f0, "ignore": f4, "limits": f11, "policies": f12, "rules": f16, "targets": f26}, Names: []string{"fail-on", "ignore", "limits", "policies", "rules", "targets"}, Unknown: "error", Note: "gpulint does not read it"}
-	return n34
+	f19 := &plan.SchemaField{Name: "gpus", Node: n24}
+	n25 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"full\", \"lora\", \"qlora\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "full"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "lora"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "qlora"}}}}
+	f20 := &plan.SchemaField{Name: "method", Node: n25}
+	n26 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f21 := &plan.SchemaField{Name: "micro_batch", Node: n26}
+	n27 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f22 := &plan.SchemaField{Name: "model", Node: n27}
+	n28 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"float32\", \"bfloat16\", \"float16\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "float32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bfloat16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "float16"}}}}
+	f23 := &plan.SchemaField{Name: "model_dtype", Node: n28}
+	n29 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f24 := &plan.SchemaField{Name: "nodes", Node: n29}
+	n30 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	n31 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	n32 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n30, Prefix: []*plan.SchemaNode{n31}}
+	f25 := &plan.SchemaField{Name: "paths", Required: true, Node: n32}
+	n33 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f26 := &plan.SchemaField{Name: "seq_len", Node: n33}
+	n34 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"gpu": f18, "gpus": f19, "method": f20, "micro_batch": f21, "model": f22, "model_dtype": f23, "nodes": f24, "paths": f25, "seq_len": f26}, Names: []string{"gpu", "gpus", "method", "micro_batch", "model", "model_dtype", "nodes", "paths", "seq_len"}, Required: []string{"paths"}, Unknown: "error", Note: "gpulint does not read it"}
+	n35 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n34}
+	f27 := &plan.SchemaField{Name: "targets", Node: n35}
+	n36 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"exclude": f0, "fail-on": f1, "ignore": f5, "limits": f12, "policies": f13, "rules": f17, "targets": f27}, Names: []string{"exclude", "fail-on", "ignore", "limits", "policies", "rules", "targets"}, Unknown: "error", Note: "gpulint does not read it"}
+	return n36
 }
 
 // planGpuCatalog builds the checks of the "gpu-catalog" schema.

@@ -189,3 +189,10 @@ func editDistance(a, b string) int {
 	}
 	return row(len(a))[len(b)]
 }
+
+// DidYouMean returns the candidate closest to s by the rules schema
+// messages use, or "" when none is close: for the project file's rule
+// names, models and flags, which share the schema's notion of a typo.
+func DidYouMean(s string, candidates []string) string {
+	return didYouMean(s, candidates)
+}

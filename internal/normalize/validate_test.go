@@ -440,6 +440,7 @@ limits: {timeout: "30"}
 `,
 			want: []string{
 				`fail-on [error] fail-on is "err"; allowed one of "error", "warning", "warn", "info", "never", "none"`,
+				`ignore[0] [error] missing required key "reason" in ignore[0]`,
 				`ignore[0] [error] missing required key "rule" in ignore[0]`,
 				`limits.timeout [error] timeout is "30"; allowed a duration such as "30s" or "2m"`,
 				`rules.x [error] x is "of"; allowed true or false or one of "off", "error", "warning", "info" or a mapping (did you mean "off"?)`,

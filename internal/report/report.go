@@ -24,6 +24,16 @@ type Summary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// Skipped counts the files read but not recognised as GPU configs;
+	// Baselined the findings left out because the baseline records them.
+	Skipped   int `json:"skipped,omitempty"`
+	Baselined int `json:"baselined,omitempty"`
+}
+
+// Skip is a file the run did not check, with the reason.
+type Skip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Input is what every renderer reads.
@@ -36,6 +46,8 @@ type Input struct {
 	Sources map[string][]byte
 	// ToolVersion is gpulint's version, for formats that record it.
 	ToolVersion string
+	// Skipped are the files not checked, with the reason.
+	Skipped []Skip
 }
 
 // Options tune a renderer's output.
@@ -124,8 +136,18 @@ func Text(w io.Writer, in Input, opts Options) error {
 		}
 	}
 	s := in.Summary
-	fmt.Fprintf(&b, "%d %s checked: %s, %s, %s\n", s.Files, plural(s.Files, "file", "files"),
+	fmt.Fprintf(&b, "%d %s checked: %s, %s, %s", s.Files, plural(s.Files, "file", "files"),
 		count(s.Errors, "error"), count(s.Warnings, "warning"), count(s.Infos, "info"))
+	if s.Baselined > 0 {
+		fmt.Fprintf(&b, "; %d in the baseline not shown", s.Baselined)
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, "; %d %s skipped as not GPU configs", s.Skipped, plural(s.Skipped, "file", "files"))
+	}
+	if s.Skipped >= s.Files {
+		b.WriteString("; no GPU config recognised (gpulint reads DeepSpeed, Accelerate, vLLM, Kubernetes and MIG configs)")
+	}
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -209,12 +231,13 @@ type jsonDoc struct {
 	Files    []File        `json:"files"`
 	Findings []jsonFinding `json:"findings"`
 	Summary  Summary       `json:"summary"`
+	Skipped  []Skip        `json:"skipped,omitempty"`
 }
 
 // JSON renders the versioned JSON contract:
 // {"version":1,"files":[…],"findings":[…],"summary":{…}}.
 func JSON(w io.Writer, in Input, _ Options) error {
-	doc := jsonDoc{Version: 1, Files: in.Files, Findings: []jsonFinding{}, Summary: in.Summary}
+	doc := jsonDoc{Version: 1, Files: in.Files, Findings: []jsonFinding{}, Summary: in.Summary, Skipped: in.Skipped}
 	if doc.Files == nil {
 		doc.Files = []File{}
 	}

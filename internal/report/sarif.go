@@ -162,17 +162,15 @@ func SARIF(w io.Writer, in Input, _ Options) error {
 		ruleIndex[r.ID] = i
 	}
 
-	seen := map[string]int{}
-	for _, f := range in.Findings {
-		fp := Fingerprint(f)
-		seen[fp]++
+	fps := Fingerprints(in.Findings)
+	for fi, f := range in.Findings {
 		res := sarifResult{
 			RuleID:              f.Rule,
 			RuleIndex:           ruleIndex[f.Rule],
 			Level:               sarifLevel(f.Severity),
 			Message:             sarifText{Text: f.Message},
 			Locations:           []sarifLocation{{PhysicalLocation: physical(in.Sources, f.Range)}},
-			PartialFingerprints: map[string]string{FingerprintKey: fmt.Sprintf("%s:%d", fp, seen[fp])},
+			PartialFingerprints: map[string]string{FingerprintKey: fps[fi]},
 		}
 		for i, r := range f.Related {
 			loc := sarifLocation{ID: &i, PhysicalLocation: physical(in.Sources, r.Range)}
@@ -294,6 +292,20 @@ func artifactURI(file string) string {
 		u = "./" + u // not a scheme
 	}
 	return u
+}
+
+// Fingerprints returns each finding's Fingerprint with its occurrence
+// among the findings that share it ("<hash>:1", "<hash>:2"), in order: the
+// SARIF partial fingerprint, and the key of a baseline.
+func Fingerprints(fs []finding.Finding) []string {
+	out := make([]string, len(fs))
+	seen := map[string]int{}
+	for i, f := range fs {
+		fp := Fingerprint(f)
+		seen[fp]++
+		out[i] = fmt.Sprintf("%s:%d", fp, seen[fp])
+	}
+	return out
 }
 
 // Fingerprint identifies a finding independently of its line: a hash of

@@ -417,3 +417,10 @@ func (c *Catalog) ForKind(k string) []*Rule {
 	}
 	return out
 }
+
+// DefinesRule reports whether the module is a gpulint rule: a METADATA
+// block with a custom id. A directory of policies written for another
+// tool (conftest's `package main` with `deny`) has none.
+func (m Module) DefinesRule() bool {
+	return m.meta != nil && m.meta.Custom["id"] != nil
+}
