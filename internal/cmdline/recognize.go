@@ -257,7 +257,7 @@ func (c *Command) argvItems() []item {
 		}
 		exps := kubeRefs(a.Text)
 		its[i] = item{text: a.Text, arg: i, offs: offs, rs: 0, re: len(a.Text), tok: -1,
-			dynamic: strings.Contains(a.Text, "$("), exps: exps}
+			dynamic: len(exps) > 0, exps: exps}
 	}
 	return its
 }
