@@ -23,10 +23,14 @@ import (
 // lines) is not this: such a file keeps its parse error.
 
 // mustacheScalar matches a line whose value is one {{ ... }} placeholder:
-// after the indentation, any "- " sequence indicators and an optional
-// "key: ", the placeholder, then only blanks and an optional comment.
+// after the indentation, "- " sequence indicators or a "key: " (or both),
+// the placeholder, then only blanks and an optional comment. A placeholder
+// alone on its line is a template directive, not a value, and mustache
+// sections ({{#x}}, {{/x}}, {{^x}}), comments ({{!x}}) and partials
+// ({{>x}}) are not values either: none of them is matched.
 var mustacheScalar = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^[ \t]*(?:-[ \t]+)*(?:[^\s#\-{][^\n#{]*?:[ \t]+)?(\{\{[^{}\n]*\}\})[ \t]*(?:#[^\n]*)?\r?$`)
+	const key = `[^\s#\-{][^\n#{]*?:[ \t]+`
+	return regexp.MustCompile(`(?m)^[ \t]*(?:(?:-[ \t]+)+(?:` + key + `)?|` + key + `)(\{\{[ \t]*[^{}\n#/^!> \t][^{}\n]*\}\})[ \t]*(?:#[^\n]*)?\r?$`)
 })
 
 // mustacheSpans returns the byte ranges of the placeholders that stand as

@@ -54,6 +54,16 @@ func TestParseMustachePlaceholders(t *testing.T) {
 			broken: true,
 		},
 		{
+			name:   "a directive alone on its line is no value: syntax error kept",
+			in:     "spec:\n  {{ if .Values.gpu }}\n  gpus: 1\n",
+			broken: true,
+		},
+		{
+			name:   "a mustache section is no value: syntax error kept",
+			in:     "items:\n  - {{#models}}\n",
+			broken: true,
+		},
+		{
 			name:   "another syntax error keeps the file broken",
 			in:     "token: {{HF_TOKEN}}\nbad: [1, 2\n",
 			broken: true,
