@@ -17,10 +17,14 @@ import (
 //     Language, 2.6.2 Parameter Expansion) from its environment, which the
 //     container's env populates.
 //
-// Expansion here reads the literal env values only: a variable set from
+// Expansion here reads the env values the manifest states (ContainerEnv
+// resolves $(NAME) references between them): a variable set from
 // valueFrom, by the image or by the script itself is unknown, as is any
-// other expansion (command substitution, ${NAME:-default}); the value that
-// holds it is then unknown, never a literal to check.
+// other expansion (command substitution, ${NAME:-default}, $$ in a
+// script); the value that holds it is then unknown, never a literal to
+// check. In command and args a $(NAME) the env does not define is unknown
+// too, though Kubernetes passes it as written: the image or a shell may
+// still define it.
 
 // kubeRef matches a Kubernetes $(NAME) reference, or the $$ escape.
 var kubeRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\$|\$\([A-Za-z_][A-Za-z0-9_.-]*\)`) })
