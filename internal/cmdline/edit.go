@@ -24,13 +24,24 @@ var ErrUnsafe = errors.New("cannot place the fix safely")
 // "true" or "false": true writes the bare flag; false drops it, or writes
 // --no-<name> for options that are on by default. name "model" changes the
 // model. No edits and no error means nothing needs to change.
+//
+// A value written with a variable ($VAR, ${VAR}, $(VAR)) is set where the
+// variable is defined - the env list, the script, the image - so writing
+// a literal over it would change the command line's meaning, not just its
+// number: SetFlag refuses (ErrUnsafe) and the finding stays advice.
 func (c *Command) SetFlag(name, value string) ([]finding.Edit, error) {
 	if err := c.editable(); err != nil {
 		return nil, err
 	}
 	canon := CanonicalName(name)
 	if canon == "model" && c.modelIt >= 0 {
+		if it := c.items[c.modelIt]; it.dynamic {
+			return nil, fmt.Errorf("set model: %s is written with a variable; change it where the variable is set: %w", it.text, ErrUnsafe)
+		}
 		return c.replaceItem(c.items[c.modelIt], value)
+	}
+	if i := c.lookupIndex(canon); i >= 0 && c.Flags[i].Dynamic {
+		return nil, fmt.Errorf("set --%s: its value %s is written with a variable; change it where the variable is set: %w", canon, c.Flags[i].Value, ErrUnsafe)
 	}
 	opt, known := LookupOption(canon)
 	if known && opt.Type == TypeBool {

@@ -102,6 +102,14 @@ func TestEdits(t *testing.T) {
 			want: "extraArgs:\n  - \"--max-model-len=8192\"\n  - \"--gpu-memory-utilization=0.90\"\n  - \"--max-num-seqs=64\"\n",
 		},
 		{
+			// The refusal of a value written with a variable (TestEditErrors)
+			// is per flag: a literal flag beside such values is edited.
+			name: "script: literal flag beside variables", parse: asContainer,
+			in:   "command: [sh, -c, \"vllm serve $MODEL --max-model-len 8192 --port ${PORT}\"]\n",
+			op:   op{true, "max-model-len", "4096"},
+			want: "command: [sh, -c, \"vllm serve $MODEL --max-model-len 4096 --port ${PORT}\"]\n",
+		},
+		{
 			name: "list: remove flag and value", parse: asContainer,
 			in:   "command:\n  - vllm\n  - serve\n  - --swap-space\n  - \"0\"\n  - --enforce-eager\n",
 			op:   op{false, "swap-space", ""},
@@ -306,6 +314,30 @@ func TestEditErrors(t *testing.T) {
 				return Recognize(Container{Image: "vllm/vllm-openai:v0.9.0"})
 			},
 			op: op{true, "max-model-len", "1"},
+		},
+		{
+			name: "script value from a shell variable",
+			c: func(t *testing.T) *Command {
+				c, _ := parseWith(t, asContainer, []byte("command: [sh, -c, \"vllm serve m --max-model-len ${LEN}\"]\n"))
+				return c
+			},
+			op: op{true, "max-model-len", "4096"},
+		},
+		{
+			name: "list value with a kubernetes reference inside",
+			c: func(t *testing.T) *Command {
+				c, _ := parseWith(t, asContainer, []byte("command: [vllm, serve, m, \"--max-model-len=$(LEN)\"]\n"))
+				return c
+			},
+			op: op{true, "max-model-len", "4096"},
+		},
+		{
+			name: "model from a variable",
+			c: func(t *testing.T) *Command {
+				c, _ := parseWith(t, asContainer, []byte("command: [sh, -c, \"vllm serve $MODEL --port 8000\"]\n"))
+				return c
+			},
+			op: op{true, "model", "Qwen/Qwen2.5-7B"},
 		},
 		{
 			name: "list without a remover",

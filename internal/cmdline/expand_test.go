@@ -55,6 +55,17 @@ func TestExpandFromEnv(t *testing.T) {
 			want: map[string]any{"model": "m", "served-model-name": []any{"$PORT"}},
 		},
 		{
+			name: "kubernetes $$ escapes in a plain argv",
+			ct: Container{Command: argv("vllm", "serve", "m", "--served-model-name", "$$(PORT)", "--chat-template", "a$$b", "--port", "$$$(PORT)"),
+				Env: env},
+			want: map[string]any{"model": "m", "served-model-name": []any{"$(PORT)"}, "chat-template": "a$b", "port": "$8000"},
+		},
+		{
+			name: "$$ in a script is the shell's PID, unknown",
+			ct:   Container{Command: argv("sh", "-c", "vllm serve m --seed $$"), Env: env},
+			want: map[string]any{"model": "m"}, wantUnknown: []string{"seed"},
+		},
+		{
 			name:        "no env: every variable is unknown",
 			ct:          Container{Command: argv("sh", "-c", "vllm serve m --port ${PORT}")},
 			want:        map[string]any{"model": "m"},
@@ -72,6 +83,59 @@ func TestExpandFromEnv(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantUnknown, c.Unknown()); diff != "" {
 				t.Errorf("Unknown (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestContainerEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		vars    []EnvVar
+		envFrom bool
+		want    map[string]string
+	}{
+		{
+			name: "reference to an earlier variable resolves",
+			vars: []EnvVar{{Name: "HOST", Value: "0.0.0.0"}, {Name: "PORT", Value: "8000"}, {Name: "ADDR", Value: "$(HOST):$(PORT)"}},
+			want: map[string]string{"HOST": "0.0.0.0", "PORT": "8000", "ADDR": "0.0.0.0:8000"},
+		},
+		{
+			name: "reference to a later or undeclared variable stays as written",
+			vars: []EnvVar{{Name: "A", Value: "$(B)-$(NOPE)"}, {Name: "B", Value: "b"}},
+			want: map[string]string{"A": "$(B)-$(NOPE)", "B": "b"},
+		},
+		{
+			name: "escape and malformed references stay literal",
+			vars: []EnvVar{{Name: "X", Value: "x"}, {Name: "A", Value: "$$(X) $(X $ $X"}},
+			want: map[string]string{"X": "x", "A": "$(X) $(X $ $X"},
+		},
+		{
+			name: "valueFrom and what names it are unknown",
+			vars: []EnvVar{{Name: "TOKEN", FromSource: true}, {Name: "AUTH", Value: "Bearer $(TOKEN)"}, {Name: "M", Value: "m"}},
+			want: map[string]string{"M": "m"},
+		},
+		{
+			name:    "with envFrom an undeclared name may be defined",
+			vars:    []EnvVar{{Name: "A", Value: "$(FROM_CONFIGMAP)"}, {Name: "B", Value: "b"}},
+			envFrom: true,
+			want:    map[string]string{"B": "b"},
+		},
+		{
+			name: "service link variables are unknown",
+			vars: []EnvVar{{Name: "URL", Value: "http://$(REDIS_SERVICE_HOST):$(REDIS_SERVICE_PORT)"}},
+			want: map[string]string{},
+		},
+		{
+			name: "a later definition wins",
+			vars: []EnvVar{{Name: "A", FromSource: true}, {Name: "A", Value: "1"}, {Name: "B", Value: "$(A)"}, {Name: "B", FromSource: true}},
+			want: map[string]string{"A": "1"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ContainerEnv(tc.vars, tc.envFrom)); diff != "" {
+				t.Errorf("ContainerEnv (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -41,9 +41,10 @@ type Container struct {
 	// CommandList and ArgsList edit the two lists; either may be nil,
 	// then adding a flag to that list fails with an error.
 	CommandList, ArgsList ListAppender
-	// Env holds the container's environment variables that have a literal
-	// value; those set from valueFrom (or the image) are absent and read
-	// as unknown. See Expand.
+	// Env holds the container's environment variables whose value the
+	// manifest states, references between them expanded (ContainerEnv);
+	// those set from valueFrom (or the image) are absent and read as
+	// unknown. See expand.go.
 	Env map[string]string
 }
 
@@ -261,7 +262,7 @@ func (c *Command) argvItems() []item {
 		}
 		exps := kubeRefs(a.Text)
 		its[i] = item{text: a.Text, arg: i, offs: offs, rs: 0, re: len(a.Text), tok: -1,
-			dynamic: strings.Contains(a.Text, "$("), exps: exps}
+			dynamic: len(exps) > 0, exps: exps}
 	}
 	return its
 }

@@ -88,8 +88,21 @@ func LookupAt(doc any, path []any) any {
 //   - Kubeflow replica specs (PyTorchJob Master, Worker): replicas;
 //   - TrainJob: trainer.numNodes;
 //   - JobSet: replicatedJobs[i].replicas × the Job's parallelism.
+//
+// pods is -1 when a count it rests on is a template variable
+// (IsPlaceholder: replicas: $NUM_NODES), unknown until the file is
+// rendered.
 func groupMember(doc any, path []any) (root []any, pods int64, ok bool) {
+	unknown := false
+	defer func() {
+		if unknown && ok {
+			pods = -1
+		}
+	}()
 	num := func(v any, def int64) int64 {
+		if IsPlaceholder(v) {
+			unknown = true
+		}
 		if n, ok := ToInt(v); ok {
 			return n
 		}
@@ -163,13 +176,20 @@ func groupSizes(doc any, pods []Pod) {
 	}
 	for key, ms := range groups {
 		var total, gpus int64
+		unknown := false
 		for _, m := range ms {
+			unknown = unknown || m.pods < 0 || gpusPlaceholder(pods[m.idx])
 			total += m.pods
 			gpus += m.pods * podGPUs(pods[m.idx])
+		}
+		if unknown {
+			continue // a count is a template variable: the sizes stay unknown (zero)
 		}
 		world := gpus
 		if nproc, ok := procsPerPod(doc, roots[key]); ok {
 			world = total * nproc
+		} else if nproc < 0 {
+			world = 0 // processes per pod is a template variable
 		}
 		for _, m := range ms {
 			pods[m.idx].GroupPods, pods[m.idx].GroupGPUs, pods[m.idx].WorldSize = total, gpus, world
@@ -179,7 +199,8 @@ func groupSizes(doc any, pods []Pod) {
 
 // procsPerPod reads a whole-number processes-per-node setting of the
 // workload at root: PyTorchJob spec.nprocPerNode, TrainJob
-// trainer.numProcPerNode ("auto", "gpu" and absent mean one per GPU).
+// trainer.numProcPerNode ("auto", "gpu" and absent mean one per GPU); n is
+// -1 (ok false) when it is a template variable.
 func procsPerPod(doc any, root []any) (int64, bool) {
 	if len(root) == 0 {
 		return 0, false
@@ -192,6 +213,9 @@ func procsPerPod(doc any, root []any) (int64, bool) {
 		v = LookupAt(doc, append(clone(root), "numProcPerNode"))
 	default:
 		return 0, false
+	}
+	if IsPlaceholder(v) {
+		return -1, false
 	}
 	n, ok := ToInt(v)
 	return n, ok && n > 0
@@ -208,6 +232,19 @@ func podGPUs(p Pod) int64 {
 		n += c.GPU
 	}
 	return n
+}
+
+// gpusPlaceholder reports whether a pod's GPU count is a template
+// variable in any of its containers.
+func gpusPlaceholder(p Pod) bool {
+	for _, c := range p.Containers {
+		for _, r := range c.Resources {
+			if r.Placeholder && r.Name == "nvidia.com/gpu" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func pathKey(p []any) string { return fmt.Sprintf("%#v", p) }

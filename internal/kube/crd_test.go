@@ -79,6 +79,88 @@ spec:
 			},
 		},
 		{
+			name: "PyTorchJob workers counted by a template variable: sizes unknown",
+			manifest: `apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers: [{name: pytorch, image: img, resources: {limits: {nvidia.com/gpu: 8}}}]
+    Worker:
+      replicas: $NUM_WORKERS
+      template:
+        spec:
+          containers: [{name: pytorch, image: img, resources: {limits: {nvidia.com/gpu: 8}}}]
+`,
+			want: []podSummary{
+				{Path: p("spec", "pytorchReplicaSpecs", "Master", "template", "spec"), Group: "kubeflow",
+					Containers: []string{p("spec", "pytorchReplicaSpecs", "Master", "template", "spec", "containers", 0)}, GPUs: []int64{8}},
+				{Path: p("spec", "pytorchReplicaSpecs", "Worker", "template", "spec"), Group: "kubeflow",
+					Containers: []string{p("spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "containers", 0)}, GPUs: []int64{8}},
+			},
+		},
+		{
+			name: "PyTorchJob processes per pod a template variable: world size unknown",
+			manifest: `apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+spec:
+  nprocPerNode: ${NPROC}
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers: [{name: pytorch, image: img, resources: {limits: {nvidia.com/gpu: 8}}}]
+`,
+			want: []podSummary{
+				{Path: p("spec", "pytorchReplicaSpecs", "Worker", "template", "spec"), Group: "kubeflow",
+					Containers: []string{p("spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "containers", 0)}, GPUs: []int64{8},
+					GroupPods: 2, GroupGPUs: 16},
+			},
+		},
+		{
+			name: "LeaderWorkerSet size a mustache placeholder: sizes unknown",
+			manifest: `apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+spec:
+  leaderWorkerTemplate:
+    size: {{GROUP_SIZE}}
+    workerTemplate:
+      spec:
+        containers: [{name: worker, image: img, resources: {limits: {nvidia.com/gpu: "8"}}}]
+`,
+			want: []podSummary{
+				{Path: p("spec", "leaderWorkerTemplate", "workerTemplate", "spec"), Group: "leader-worker-set",
+					Containers: []string{p("spec", "leaderWorkerTemplate", "workerTemplate", "spec", "containers", 0)}, GPUs: []int64{8}},
+			},
+		},
+		{
+			name: "Ray worker GPUs a template variable: sizes unknown",
+			manifest: `apiVersion: ray.io/v1
+kind: RayCluster
+spec:
+  headGroupSpec:
+    template:
+      spec:
+        containers: [{name: head, image: ray}]
+  workerGroupSpecs:
+    - groupName: a
+      replicas: 2
+      template:
+        spec:
+          containers: [{name: w, image: ray, resources: {limits: {nvidia.com/gpu: GPUS_PER_WORKER}}}]
+`,
+			want: []podSummary{
+				{Path: p("spec", "headGroupSpec", "template", "spec"), Group: "ray",
+					Containers: []string{p("spec", "headGroupSpec", "template", "spec", "containers", 0)}, GPUs: []int64{0}},
+				{Path: p("spec", "workerGroupSpecs", 0, "template", "spec"), Group: "ray",
+					Containers: []string{p("spec", "workerGroupSpecs", 0, "template", "spec", "containers", 0)}, GPUs: []int64{0}},
+			},
+		},
+		{
 			name: "LeaderWorkerSet group of size 4",
 			manifest: `apiVersion: leaderworkerset.x-k8s.io/v1
 kind: LeaderWorkerSet
@@ -177,6 +259,22 @@ spec:
 				t.Errorf("pods (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestFindPodsReplicasTemplateVariable(t *testing.T) {
+	for text, want := range map[string]int64{
+		"replicas: 3":               3,
+		"replicas: ${NUM_REPLICAS}": 0,
+		"replicas: {{REPLICAS}}":    0,
+		"parallelism: $NUM_NODES":   0,
+		"paused: true":              1,
+	} {
+		m := manifestValue(t, "apiVersion: apps/v1\nkind: Deployment\nspec:\n  "+text+"\n  template:\n    spec:\n      containers: [{name: c, image: img}]\n")
+		pods := FindPods(m)
+		if len(pods) != 1 || pods[0].Replicas != want {
+			t.Errorf("%s: pods %+v, want one with Replicas %d", text, pods, want)
+		}
 	}
 }
 

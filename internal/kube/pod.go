@@ -26,7 +26,9 @@ const migStrategyLabel = "nvidia.com/mig.strategy"
 
 // Pod is what the rules need to know about one pod template.
 type Pod struct {
-	Path      []any
+	Path []any
+	// Replicas is the template owner's replicas or parallelism (1 when
+	// absent); 0 when it is a template variable, unknown until rendered.
 	Replicas  int64
 	Product   string
 	ProductAt []any
@@ -43,7 +45,9 @@ type Pod struct {
 	HostIPC    bool
 	Containers []Container
 	// GroupPods, GroupGPUs and WorldSize describe one instance of the
-	// multi-pod workload (see groupSizes); zero for a self-contained pod.
+	// multi-pod workload (see groupSizes); zero for a self-contained pod
+	// and where a count they rest on is a template variable (WorldSize
+	// alone when only the processes per pod is).
 	GroupPods, GroupGPUs, WorldSize int64
 }
 
@@ -185,7 +189,12 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any, inline [
 	// The replica count lives on the template's owner: spec.replicas
 	// (Deployment, StatefulSet, ReplicaSet, Ray worker groups, Kubeflow
 	// replica specs) or spec.parallelism (Job).
+	// A template variable there ($NUM_NODES) leaves the count unknown (0).
 	for i := len(parents) - 1; i >= 0 && i >= len(parents)-3; i-- {
+		if IsPlaceholder(parents[i]["replicas"]) || IsPlaceholder(parents[i]["parallelism"]) {
+			pi.Replicas = 0
+			break
+		}
 		if n, ok := ToInt(parents[i]["replicas"]); ok {
 			pi.Replicas = n
 			break

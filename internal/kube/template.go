@@ -23,6 +23,13 @@ var placeholder = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\s*\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)\s*$`)
 })
 
+// mustache matches a value that is only a {{ NAME }} placeholder, which
+// sed or a template tool replaces before apply (source reads a file holding
+// one unquoted as a template; internal/source/mustache.go).
+var mustache = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\{\{[^{}\n]*\}\}\s*$`)
+})
+
 // embeddedVar matches a ${NAME} or $NAME inside a longer value.
 var embeddedVar = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)`)
@@ -37,11 +44,17 @@ var wordPlaceholder = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // IsPlaceholder reports whether v, where a quantity or count belongs, is
-// only a template variable: $NAME or ${NAME}, or a sed stand-in such as
-// NUM_GPUS or <gpus> (surrounding blanks aside).
+// only a template variable: $NAME, ${NAME} or {{NAME}}, or a sed stand-in
+// such as NUM_GPUS or <gpus> (surrounding blanks aside).
 func IsPlaceholder(v any) bool {
 	s, ok := v.(string)
-	return ok && (placeholder().MatchString(s) || wordPlaceholder().MatchString(s))
+	return ok && (isVariable(s) || wordPlaceholder().MatchString(s))
+}
+
+// isVariable reports whether s is only a $NAME, ${NAME} or {{NAME}}
+// template variable.
+func isVariable(s string) bool {
+	return placeholder().MatchString(s) || mustache().MatchString(s)
 }
 
 // countKeys hold a count Kubernetes needs as a number.
@@ -115,7 +128,7 @@ func Template(doc any) (TemplateEvidence, bool) {
 			if len(path) > 0 {
 				key, _ = path[len(path)-1].(string)
 			}
-			if placeholder().MatchString(t) || (key == "image" && embeddedVar().MatchString(t)) ||
+			if isVariable(t) || (key == "image" && embeddedVar().MatchString(t)) ||
 				(quantityAt(path) && IsPlaceholder(t)) {
 				found, ok = TemplateEvidence{Value: strings.TrimSpace(t), Path: clone(path)}, true
 			}

@@ -35,6 +35,9 @@ func TestTemplate(t *testing.T) {
 		{"sed stand-in for a quantity", container("resources", map[string]any{"requests": map[string]any{"nvidia.com/gpu": "PLACEHOLDER_NUM_GPU"}}),
 			TemplateEvidence{"PLACEHOLDER_NUM_GPU", []any{"spec", "containers", 0, "resources", "requests", "nvidia.com/gpu"}}, true},
 		{"upper-case word outside a quantity", map[string]any{"metadata": map[string]any{"labels": map[string]any{"tier": "GPU_POOL"}}}, TemplateEvidence{}, false},
+		{"mustache placeholder for a quantity", container("resources", map[string]any{"limits": map[string]any{"nvidia.com/gpu": "{{ GPUS }}"}}),
+			TemplateEvidence{"{{ GPUS }}", []any{"spec", "containers", 0, "resources", "limits", "nvidia.com/gpu"}}, true},
+		{"mustache placeholder in a secret's data is runtime text", map[string]any{"stringData": map[string]any{"token": "{{HF_TOKEN}}"}}, TemplateEvidence{}, false},
 		{"plain manifest", container("image", "vllm/vllm-openai:v0.10.1"), TemplateEvidence{}, false},
 	}
 	for _, tc := range tests {
@@ -51,7 +54,7 @@ func TestTemplate(t *testing.T) {
 }
 
 func TestIsPlaceholder(t *testing.T) {
-	for v, want := range map[any]bool{"$GPUS": true, "${GPUS}": true, " $G_1 ": true, "$(GPUS)": false, "2": false, "x$G": false, int64(2): false, "$1": false, "NUM_GPUS": true, "<gpus>": true, "all": false, "GPU": false, "500m": false} {
+	for v, want := range map[any]bool{"$GPUS": true, "${GPUS}": true, " $G_1 ": true, "$(GPUS)": false, "2": false, "x$G": false, int64(2): false, "$1": false, "NUM_GPUS": true, "<gpus>": true, "all": false, "GPU": false, "500m": false, "{{GPUS}}": true, "{{ .Values.gpus }}": true, "{{a}}{{b}}": false, "x{{GPUS}}": false} {
 		if got := IsPlaceholder(v); got != want {
 			t.Errorf("IsPlaceholder(%#v) = %v, want %v", v, got, want)
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/gpulint/gpulint/internal/check"
 	"github.com/gpulint/gpulint/internal/cmdline"
@@ -77,6 +76,9 @@ func (a *argvSubject) edits(ops []check.Op) ([]finding.Edit, error) {
 			return nil, err
 		}
 		out = append(out, es...)
+	}
+	if err := a.file.CheckEdits(out); err != nil {
+		return nil, err
 	}
 	if err := a.verify(out, ops); err != nil {
 		return nil, err
@@ -228,7 +230,7 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 				Image:   c.Image,
 				Command: argsOf(s.file, cn.Get("command")),
 				Args:    argsOf(s.file, cn.Get("args")),
-				Env:     literalEnv(cn.Get("env")),
+				Env:     literalEnv(cn),
 			}
 			if cn.Get("command") != nil {
 				ct.CommandList = listEditor{file: s.file, doc: s.doc, path: append(clone(c.Path), "command")}
@@ -283,15 +285,18 @@ func kserveVLLM(s *subject, c kube.Container, ct cmdline.Container) (*cmdline.Co
 	return cmdline.KServeVLLM(s.file.Path, key, spec, ct)
 }
 
-// literalEnv reads a container's env list: the variables with a literal
-// value, which Kubernetes and a shell in the container expand in command
-// and args. A variable set from valueFrom, or whose value refers to
-// another with $(NAME), is left out: its value is unknown here.
-func literalEnv(list *source.Node) map[string]string {
+// literalEnv reads a container's env list (cn's env and envFrom): the
+// variables whose value is known, each expanded as Kubernetes expands
+// $(NAME) references to earlier ones (cmdline.ContainerEnv), which
+// Kubernetes and a shell in the container expand in command and args. A
+// variable set from valueFrom, or naming one whose value is unknown, is
+// left out.
+func literalEnv(cn *source.Node) map[string]string {
+	list := cn.Get("env")
 	if list == nil || list.Kind != source.SeqNode {
 		return nil
 	}
-	env := map[string]string{}
+	var vars []cmdline.EnvVar
 	for _, it := range list.Items {
 		if it.Kind != source.MapNode {
 			continue
@@ -300,13 +305,16 @@ func literalEnv(list *source.Node) map[string]string {
 		if n == nil || n.Kind != source.ScalarNode {
 			continue
 		}
-		if v == nil || v.Kind != source.ScalarNode || it.Get("valueFrom") != nil || strings.Contains(v.Text, "$(") {
-			delete(env, n.Text) // a later definition wins
-			continue
+		ev := cmdline.EnvVar{Name: n.Text, FromSource: it.Get("valueFrom") != nil}
+		switch {
+		case v != nil && v.Kind == source.ScalarNode && v.Value != nil:
+			ev.Value = v.Text
+		case v != nil && v.Kind != source.ScalarNode:
+			ev.FromSource = true // not a value Kubernetes accepts
 		}
-		env[n.Text] = v.Text
+		vars = append(vars, ev)
 	}
-	return env
+	return cmdline.ContainerEnv(vars, cn.Get("envFrom") != nil)
 }
 
 // memoryFlags are the vLLM options a memory estimate rests on.

@@ -14,9 +14,16 @@ func podInput(p kube.Pod) map[string]any {
 	for _, c := range p.Containers {
 		cs = append(cs, containerInput(c))
 	}
-	pm := map[string]any{"path": p.Path, "replicas": p.Replicas, "host_ipc": p.HostIPC, "containers": cs, "group": p.Group}
+	pm := map[string]any{"path": p.Path, "host_ipc": p.HostIPC, "containers": cs, "group": p.Group}
+	// A count that is a template variable is left out, not guessed as 1.
+	if p.Replicas > 0 {
+		pm["replicas"] = p.Replicas
+	}
 	if p.GroupPods > 0 {
-		pm["group_pods"], pm["group_gpus"], pm["world_size"] = p.GroupPods, p.GroupGPUs, p.WorldSize
+		pm["group_pods"], pm["group_gpus"] = p.GroupPods, p.GroupGPUs
+	}
+	if p.WorldSize > 0 {
+		pm["world_size"] = p.WorldSize
 	}
 	if p.Product != "" {
 		pm["product"] = p.Product

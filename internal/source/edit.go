@@ -118,6 +118,9 @@ func (f *File) Edits(doc int, ops []Op) ([]finding.Edit, error) {
 		}
 	}
 	out := b.result(f.Path)
+	if err := f.CheckEdits(out); err != nil {
+		return nil, err
+	}
 	if got := applyTo(f.Data, out); !bytes.Equal(got, b.cur) {
 		return nil, fmt.Errorf("edit %s: composed edits disagree with the result: %w", f.Path, errEditCheck)
 	}

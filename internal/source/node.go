@@ -99,6 +99,11 @@ type File struct {
 	// of DeepSpeed's hjson reader (comments, trailing commas) that strict
 	// JSON rejects, so a rule can warn about them.
 	Lenient []LenientNote
+	// Placeholders lists the {{ ... }} template placeholders that stand
+	// as whole plain scalars in a YAML file that parses only with them
+	// read as strings (see ParseYAML); each is a [start, end) byte range
+	// of Data. An edit never writes into one.
+	Placeholders [][2]int
 }
 
 // Get returns the value of key in a map node, or nil. When a key repeats,

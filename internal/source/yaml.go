@@ -34,6 +34,11 @@ import (
 // On a syntax error ParseYAML returns the documents before the broken one
 // and a *Error at the position of the problem. The File is never nil.
 //
+// Templates: a file that fails to parse only because {{ ... }}
+// placeholders stand as whole plain scalars is read with each of them as a
+// string holding the placeholder as written, listed in File.Placeholders,
+// and no error (mustache.go).
+//
 // Files in the shape most configs have are read by a fast reader
 // (yamlfast.go) that gives the same result; the rest go through yaml.v3.
 func ParseYAML(path string, data []byte, lim Limits) (*File, error) {
@@ -48,10 +53,17 @@ func ParseYAML(path string, data []byte, lim Limits) (*File, error) {
 	if len(bytes.TrimSpace(data[bomLen(data):])) == 0 {
 		return f, nil // white space only (yaml.v3 rejects a tab here)
 	}
-	if parseYAMLFast(f, lim) {
-		return f, nil
+	var err error
+	if !parseYAMLFast(f, lim) {
+		err = parseYAMLFull(f, lim)
 	}
-	return f, parseYAMLFull(f, lim)
+	var perr *Error
+	if (err == nil && f.mustacheAsMap()) || (errors.As(err, &perr) && !perr.Limit) {
+		if t, ok := parseMustache(path, data, lim); ok {
+			return t, nil
+		}
+	}
+	return f, err
 }
 
 // parseYAMLFull reads f.Data with yaml.v3 and converts its node trees.
