@@ -273,35 +273,10 @@ func LookupAny(v any, keys ...string) any {
 	return v
 }
 
-// ToInt reads a Kubernetes quantity that is a whole number ("1", 2).
+// ToInt reads a count that is a whole, non-negative number ("1", 2).
 func ToInt(v any) (int64, bool) {
-	switch t := v.(type) {
-	case int64:
-		return t, true
-	case int:
-		return int64(t), true
-	case float64:
-		if t == float64(int64(t)) {
-			return int64(t), true
-		}
-	case string:
-		var n int64
-		s := strings.TrimSpace(t)
-		if s == "" {
-			return 0, false
-		}
-		for _, r := range s {
-			if r < '0' || r > '9' {
-				return 0, false
-			}
-			n = n*10 + int64(r-'0')
-			if n > 1<<40 {
-				return 0, false
-			}
-		}
-		return n, true
-	}
-	return 0, false
+	n, ok := value.Int(v)
+	return n, ok && n >= 0
 }
 
 // QuantityInt reads a Kubernetes quantity as a whole number: integers,

@@ -2,6 +2,8 @@ package normalize
 
 import (
 	"strings"
+
+	"github.com/gpulint/gpulint/internal/value"
 )
 
 // Recipe flavours of kind finetune: which tool reads the recipe.
@@ -160,7 +162,7 @@ func (w *Workload) setInt(field string, doc any, keys ...string) bool {
 	if !ok {
 		return false
 	}
-	if n, ok := asInt(v); ok {
+	if n, ok := value.Int(v); ok {
 		w.set(field, n, pathOf(keys))
 		return true
 	}
@@ -300,7 +302,7 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 // setIntPositive stores a positive integer field.
 func (w *Workload) setIntPositive(field string, doc any, key string) {
 	if v, ok := lookup(doc, key); ok {
-		if n, ok := asInt(v); ok && n > 0 {
+		if n, ok := value.Int(v); ok && n > 0 {
 			w.set(field, n, p(key))
 		}
 	}

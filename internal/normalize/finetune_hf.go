@@ -1,6 +1,10 @@
 package normalize
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/value"
+)
 
 // hfAdapter reads the adapter, its rank and targets, and how the base
 // model is quantized.
@@ -39,7 +43,7 @@ func hfAdapter(w *Workload, doc any, flavour string) {
 	case truthy(doc, "load_in_8bit"):
 		bits, bitsAt = 8, p("load_in_8bit")
 	}
-	if n, ok := asInt(valueOr(doc, "quantization_bit")); ok && (n == 4 || n == 8) {
+	if n, ok := value.Int(valueOr(doc, "quantization_bit")); ok && (n == 4 || n == 8) {
 		bits, bitsAt = n, p("quantization_bit")
 		if s, ok := valueOr(doc, "quantization_method").(string); ok && s != "" {
 			method = strings.ToLower(s)

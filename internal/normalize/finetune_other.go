@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/gpulint/gpulint/internal/value"
 )
 
 // torchtuneModels maps the size part of a torchtune model builder
@@ -170,7 +172,7 @@ func neoxRecipe(w *Workload, doc any) {
 		{"parallel.tp", "model_parallel_size"},
 	} {
 		if k, v, ok := neoxKey(doc, f.key); ok {
-			if n, ok := asInt(v); ok && n > 0 {
+			if n, ok := value.Int(v); ok && n > 0 {
 				w.set(f.field, n, p(k))
 			}
 		}

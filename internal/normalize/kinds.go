@@ -1,6 +1,10 @@
 package normalize
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/value"
+)
 
 // DeepSpeed maps a DeepSpeed config (reference: deepspeed.md §2–§4).
 func DeepSpeed(doc any) *Workload {
@@ -30,7 +34,7 @@ func DeepSpeed(doc any) *Workload {
 				stage = 1
 			}
 		} else if v, ok := lookup(zero, "stage"); ok {
-			if n, ok := asInt(v); ok {
+			if n, ok := value.Int(v); ok {
 				stage = n
 				stagePath = p("zero_optimization", "stage")
 			}
@@ -185,12 +189,12 @@ func Accelerate(doc any) *Workload {
 	}
 
 	if v, ok := lookup(doc, "num_processes"); ok {
-		if n, ok := asInt(v); ok && n > 0 {
+		if n, ok := value.Int(v); ok && n > 0 {
 			w.set("parallel.world_size", n, p("num_processes"))
 		}
 	}
 	if v, ok := lookup(doc, "num_machines"); ok {
-		if n, ok := asInt(v); ok && n > 0 {
+		if n, ok := value.Int(v); ok && n > 0 {
 			w.set("parallel.num_machines", n, p("num_machines"))
 		}
 	}
@@ -198,7 +202,7 @@ func Accelerate(doc any) *Workload {
 		stage := int64(2) // plugin default (accelerate.md §3)
 		sp := p("deepspeed_config")
 		if v, ok := lookup(doc, "deepspeed_config", "zero_stage"); ok {
-			if n, ok := asInt(v); ok {
+			if n, ok := value.Int(v); ok {
 				stage, sp = n, p("deepspeed_config", "zero_stage")
 			}
 		}
@@ -259,7 +263,7 @@ func VLLM(doc any) *Workload {
 		{"serve.block_size", "block-size"},
 	} {
 		if v, ok := lookup(doc, f.key); ok {
-			if n, ok := asInt(v); ok {
+			if n, ok := value.Int(v); ok {
 				w.set(f.field, n, p(f.key))
 			} else if n, ok := humanInt(v); ok {
 				w.set(f.field, n, p(f.key))
@@ -267,7 +271,7 @@ func VLLM(doc any) *Workload {
 		}
 	}
 	if v, ok := lookup(doc, "gpu-memory-utilization"); ok {
-		if f, ok := asFloat(v); ok {
+		if f, ok := value.Float(v); ok {
 			w.set("serve.gpu_memory_utilization", f, p("gpu-memory-utilization"))
 		}
 	}
@@ -301,7 +305,7 @@ func humanInt(v any) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	f, ok := asFloat(s[:len(s)-1])
+	f, ok := value.Float(s[:len(s)-1])
 	if !ok {
 		return 0, false
 	}

@@ -4,9 +4,9 @@
 package normalize
 
 import (
-	"math"
-	"strconv"
 	"strings"
+
+	"github.com/gpulint/gpulint/internal/value"
 )
 
 // Workload is the canonical model as a plain map (the shape of
@@ -88,45 +88,6 @@ func lookup(doc any, keys ...string) (any, bool) {
 	return cur, true
 }
 
-// asInt reads an integer from JSON/YAML values and numeric strings.
-func asInt(v any) (int64, bool) {
-	switch t := v.(type) {
-	case int64:
-		return t, true
-	case int:
-		return int64(t), true
-	case float64:
-		if t == math.Trunc(t) && math.Abs(t) < 1<<53 {
-			return int64(t), true
-		}
-	case string:
-		s := strings.TrimSpace(t)
-		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return n, true
-		}
-		if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-			return int64(f), true
-		}
-	}
-	return 0, false
-}
-
-// asFloat reads a number from JSON/YAML values and numeric strings.
-func asFloat(v any) (float64, bool) {
-	switch t := v.(type) {
-	case int64:
-		return float64(t), true
-	case int:
-		return float64(t), true
-	case float64:
-		return t, true
-	case string:
-		f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
-		return f, err == nil
-	}
-	return 0, false
-}
-
 // asBool reads a boolean, accepting the strings frameworks accept.
 func asBool(v any) (bool, bool) {
 	switch t := v.(type) {
@@ -154,7 +115,7 @@ func intOrAuto(v any) (any, bool) {
 	if isAuto(v) {
 		return "auto", true
 	}
-	if n, ok := asInt(v); ok {
+	if n, ok := value.Int(v); ok {
 		return n, true
 	}
 	return nil, false

@@ -5,7 +5,12 @@
 // format package can use it.
 package value
 
-import "sort"
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
 
 // List returns v as a list, nil when it is not one.
 func List(v any) []any {
@@ -29,4 +34,45 @@ func SortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// Int reads a whole number: an integer, an integral float below 2^53, or a
+// string holding one ("8", " 8 ", "8.0", "1e3"). Frameworks that read
+// their configs with Python accept all of these where they want an int.
+func Int(v any) (int64, bool) {
+	switch t := v.(type) {
+	case int64:
+		return t, true
+	case int:
+		return int64(t), true
+	case float64:
+		if t == math.Trunc(t) && math.Abs(t) < 1<<53 {
+			return int64(t), true
+		}
+	case string:
+		s := strings.TrimSpace(t)
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n, true
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+			return int64(f), true
+		}
+	}
+	return 0, false
+}
+
+// Float reads a number: an integer, a float, or a string holding one.
+func Float(v any) (float64, bool) {
+	switch t := v.(type) {
+	case int64:
+		return float64(t), true
+	case int:
+		return float64(t), true
+	case float64:
+		return t, true
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+		return f, err == nil
+	}
+	return 0, false
 }
