@@ -160,12 +160,6 @@ func (f *File) yamlStyle(d *Document) blockStyle {
 	return st
 }
 
-// yamlUnit returns d's indentation step.
-func (f *File) yamlUnit(d *Document) int { return f.yamlStyle(d).unit }
-
-// yamlIndentless reports whether d writes "key:\n- item".
-func (f *File) yamlIndentless(d *Document) bool { return f.yamlStyle(d).indentless }
-
 // blockValue writes v as block YAML whose first line starts at column
 // indent (the caller writes that line's indentation) and whose other lines
 // are indented to fit. Scalars and empty collections are written inline.
