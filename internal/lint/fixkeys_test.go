@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpulint/gpulint/internal/cmdline"
 	"github.com/gpulint/gpulint/internal/corpus"
+	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/keyset"
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/internal/normalize"
@@ -21,7 +22,8 @@ import (
 // stated target. Each fixed file parses, every key the fix adds is one its
 // framework accepts in that place (internal/keyset; vLLM config keys are
 // `vllm serve` options, internal/cmdline), and a second fix is a no-op
-// (STYLE.md §5, "a fix never breaks the run").
+// (STYLE.md §5, "a fix never breaks the run"). Plain `fix` applies no
+// tuner setting.
 func TestFixWritesKnownKeys(t *testing.T) {
 	if testing.Short() {
 		t.Skip("set-wide fix in -short mode")
@@ -56,6 +58,14 @@ func TestFixWritesKnownKeys(t *testing.T) {
 					continue
 				}
 				changed[fr.Kind]++
+				if !tune {
+					// Plain `fix` never applies tuner settings (STYLE.md §6).
+					for _, f := range out.Applied {
+						if !slices.ContainsFunc(f.Fixes, func(fx finding.Fix) bool { return !fx.Tune }) {
+							t.Errorf("%s: plain fix applied the tuner's %s", fr.Path, f.Rule)
+						}
+					}
+				}
 				name := fr.Path + " (" + opts.GPU + tuneNote(tune) + ")"
 				old, oerr := source.Parse(fr.Path, fr.Data, source.DefaultLimits())
 				fixed, err := source.Parse(fr.Path, out.New, source.DefaultLimits())
