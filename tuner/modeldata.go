@@ -14,35 +14,36 @@ type modelFile struct {
 }
 
 type modelDoc struct {
-	ID            string   `yaml:"id" json:"id"`
-	Aliases       []string `yaml:"aliases" json:"aliases"`
-	ModelType     string   `yaml:"model_type" json:"model_type"`
-	Hidden        int      `yaml:"hidden_size" json:"hidden_size"`
-	Layers        int      `yaml:"num_layers" json:"num_layers"`
-	Heads         int      `yaml:"num_heads" json:"num_heads"`
-	KVHeads       int      `yaml:"num_kv_heads" json:"num_kv_heads"`
-	HeadDim       int      `yaml:"head_dim" json:"head_dim"`
-	Intermediate  int      `yaml:"intermediate_size" json:"intermediate_size"`
-	Vocab         int      `yaml:"vocab_size" json:"vocab_size"`
-	MaxPositions  int      `yaml:"max_positions" json:"max_positions"`
-	TieEmbeddings bool     `yaml:"tie_embeddings" json:"tie_embeddings"`
-	QKVBias       bool     `yaml:"qkv_bias" json:"qkv_bias"`
-	LinearBias    bool     `yaml:"linear_bias" json:"linear_bias"`
-	QKNorm        bool     `yaml:"qk_norm" json:"qk_norm"`
-	Norm          string   `yaml:"norm" json:"norm"`
-	NormsPerLayer int      `yaml:"norms_per_layer" json:"norms_per_layer"`
-	MLP           string   `yaml:"mlp" json:"mlp"`
-	Positions     string   `yaml:"positions" json:"positions"`
-	TypeVocab     int      `yaml:"type_vocab_size" json:"type_vocab_size"`
-	Pooler        bool     `yaml:"pooler" json:"pooler"`
-	Dropout       bool     `yaml:"dropout" json:"dropout"`
-	Encoder       bool     `yaml:"encoder" json:"encoder"`
-	SlidingWindow int      `yaml:"sliding_window" json:"sliding_window"`
-	MoE           *moeDoc  `yaml:"moe" json:"moe"`
-	MLA           *mlaDoc  `yaml:"mla" json:"mla"`
-	Dtype         string   `yaml:"dtype" json:"dtype"`
-	Published     string   `yaml:"published_params" json:"published_params"`
-	PublishedSrc  string   `yaml:"published_source" json:"published_source"`
+	ID            string    `yaml:"id" json:"id"`
+	Aliases       []string  `yaml:"aliases" json:"aliases"`
+	ModelType     string    `yaml:"model_type" json:"model_type"`
+	Hidden        int       `yaml:"hidden_size" json:"hidden_size"`
+	Layers        int       `yaml:"num_layers" json:"num_layers"`
+	Heads         int       `yaml:"num_heads" json:"num_heads"`
+	KVHeads       int       `yaml:"num_kv_heads" json:"num_kv_heads"`
+	HeadDim       int       `yaml:"head_dim" json:"head_dim"`
+	Intermediate  int       `yaml:"intermediate_size" json:"intermediate_size"`
+	Vocab         int       `yaml:"vocab_size" json:"vocab_size"`
+	MaxPositions  int       `yaml:"max_positions" json:"max_positions"`
+	TieEmbeddings bool      `yaml:"tie_embeddings" json:"tie_embeddings"`
+	QKVBias       bool      `yaml:"qkv_bias" json:"qkv_bias"`
+	LinearBias    bool      `yaml:"linear_bias" json:"linear_bias"`
+	QKNorm        bool      `yaml:"qk_norm" json:"qk_norm"`
+	Norm          string    `yaml:"norm" json:"norm"`
+	NormsPerLayer int       `yaml:"norms_per_layer" json:"norms_per_layer"`
+	MLP           string    `yaml:"mlp" json:"mlp"`
+	Positions     string    `yaml:"positions" json:"positions"`
+	TypeVocab     int       `yaml:"type_vocab_size" json:"type_vocab_size"`
+	Pooler        bool      `yaml:"pooler" json:"pooler"`
+	Dropout       bool      `yaml:"dropout" json:"dropout"`
+	Encoder       bool      `yaml:"encoder" json:"encoder"`
+	SlidingWindow int       `yaml:"sliding_window" json:"sliding_window"`
+	MoE           *moeDoc   `yaml:"moe" json:"moe"`
+	MLA           *mlaDoc   `yaml:"mla" json:"mla"`
+	Dtype         string    `yaml:"dtype" json:"dtype"`
+	Quant         *quantDoc `yaml:"quantization" json:"quantization"`
+	Published     string    `yaml:"published_params" json:"published_params"`
+	PublishedSrc  string    `yaml:"published_source" json:"published_source"`
 }
 
 type moeDoc struct {
@@ -54,6 +55,13 @@ type moeDoc struct {
 	DenseLayers        int  `yaml:"dense_layers" json:"dense_layers"`
 	RouterBias         bool `yaml:"router_bias" json:"router_bias"`
 	SharedGate         bool `yaml:"shared_gate" json:"shared_gate"`
+}
+
+// quantDoc is the official checkpoint's weight quantization, as its
+// config.json quantization_config states it (quant_method and bits).
+type quantDoc struct {
+	Method string `yaml:"method" json:"method"`
+	Bits   int    `yaml:"bits" json:"bits"`
 }
 
 type mlaDoc struct {
@@ -100,6 +108,12 @@ func buildModels(f modelFile) ([]*Model, error) {
 				QKRopeDim: d.MLA.QKRopeDim, QKNopeDim: d.MLA.QKNopeDim, VHeadDim: d.MLA.VHeadDim}
 		}
 		var problems []error
+		if q := d.Quant; q != nil {
+			m.Quant = &Quantization{Method: q.Method, Bits: q.Bits}
+			if _, ok := checkpointFormat(m.Quant); !ok || q.Method == "" {
+				problems = append(problems, fmt.Errorf("quantization %s/%d bits is not a known weight format", q.Method, q.Bits))
+			}
+		}
 		if !strings.Contains(m.ID, "/") {
 			problems = append(problems, fmt.Errorf("id %q is not org/name", m.ID))
 		}

@@ -136,6 +136,12 @@ func effectiveServePrecision(m *Model, w Workload) Precision {
 		return w.Precision
 	case m.Dtype == "float16":
 		return FP16
+	case m.Dtype == "float32" && w.Kind == Serve:
+		// vLLM's dtype auto downcasts a float32 checkpoint to the platform's
+		// first 16-bit dtype, bfloat16 on GPUs that have it
+		// (vllm-project/vllm vllm/config.py _resolve_auto_dtype, "Downcast
+		// for float32 models"), as servingWeightFormat sizes it.
+		return BF16
 	case m.Dtype == "float32":
 		return FP32
 	}

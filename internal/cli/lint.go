@@ -409,7 +409,11 @@ func runLint(ctx context.Context, o *LintOptions) error {
 func reportInput(res *lint.Result) report.Input {
 	in := report.Input{Findings: res.Findings, Sources: map[string][]byte{}, ToolVersion: ToolVersion()}
 	for _, f := range res.Files {
-		in.Files = append(in.Files, report.File{Path: f.Path, Kind: string(f.Kind)})
+		rf := report.File{Path: f.Path, Kind: string(f.Kind)}
+		if z := f.Sizing; z != nil {
+			rf.Sizing = &report.Sizing{GPU: z.GPU, Model: z.Model, Fits: z.Fits, PerGPUBytes: z.PerGPUBytes, CapacityBytes: z.CapacityBytes}
+		}
+		in.Files = append(in.Files, rf)
 		in.Sources[f.Path] = f.Data
 	}
 	s := res.Summary()

@@ -141,6 +141,8 @@ type cacheEntry struct {
 	// Ignored are the project file's ignore entries that silenced a
 	// finding, so that a warm run knows them used.
 	Ignored []int `json:"ignored,omitempty"`
+	// Sizing is the file's memory verdict.
+	Sizing *Sizing `json:"sizing,omitempty"`
 }
 
 type cachedFinding struct {
@@ -208,7 +210,7 @@ func (c *Cache) get(key string, data []byte) (cacheEntry, bool) {
 // put stores a result computed from data; failures only cost a future
 // miss.
 func (c *Cache) put(key string, data []byte, fr FileResult, launcher []byte) {
-	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: fr.related, Launcher: launcher, Ignored: fr.ignored}
+	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: fr.related, Launcher: launcher, Ignored: fr.ignored, Sizing: fr.Sizing}
 	for i, f := range fr.Findings {
 		e.Findings[i] = cachedFinding{Finding: f, Sev: f.Severity}
 	}

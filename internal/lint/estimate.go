@@ -190,3 +190,50 @@ func summary(b tuner.Breakdown, serve bool) string {
 }
 
 func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+
+// Sizing is a file's memory verdict: the per-GPU need the memory model
+// estimated for its workload against the GPU's capacity (for a vLLM
+// server, what must fit inside gpu_memory_utilization of it).
+type Sizing struct {
+	GPU           string `json:"gpu"`
+	Model         string `json:"model"`
+	Fits          bool   `json:"fits"`
+	PerGPUBytes   int64  `json:"per_gpu_bytes"`
+	CapacityBytes int64  `json:"capacity_bytes"`
+}
+
+// sizing reads the verdict out of an estimate rendered for the rules.
+func (t Target) sizing(est map[string]any) *Sizing {
+	need, _ := est["total"].(int64)
+	capacity, _ := est["capacity"].(int64)
+	if t.GPU == nil || capacity <= 0 {
+		return nil
+	}
+	s := &Sizing{GPU: t.GPU.Name, Model: t.ModelID, PerGPUBytes: need, CapacityBytes: capacity}
+	if t.MIG != nil {
+		s.GPU += " " + t.MIG.Name
+	}
+	if s.Model == "" && t.Model != nil {
+		s.Model = t.Model.ID
+	}
+	if _, serve := est["serve"]; serve {
+		s.Fits = need <= capacity
+	} else {
+		s.Fits, _ = est["fits"].(bool)
+	}
+	return s
+}
+
+// tighter returns the sizing with the larger share of its capacity used,
+// so a file with several documents reports the one closest to not fitting.
+func tighter(a, b *Sizing) *Sizing {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	case float64(b.PerGPUBytes)/float64(b.CapacityBytes) > float64(a.PerGPUBytes)/float64(a.CapacityBytes):
+		return b
+	}
+	return a
+}

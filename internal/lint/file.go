@@ -83,6 +83,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 			return fr, err
 		}
 		fr.incomplete = fr.incomplete || cut
+		fr.Sizing = tighter(fr.Sizing, s.sizing)
 		tuned := l.tuneFindings(s)
 		attachPlanFix(found, tuned)
 		fr.Findings = append(fr.Findings, found...)

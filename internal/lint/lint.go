@@ -120,6 +120,10 @@ type FileResult struct {
 	Path     string
 	Kind     source.Kind
 	Findings []finding.Finding
+	// Sizing is the memory verdict gpulint reached for the file with the
+	// GPU and model it found (the tightest of its documents), whether or
+	// not a rule fired; nil when it could not estimate.
+	Sizing *Sizing
 	// Data is the file's content as read (for fix, diff and the excerpts
 	// and columns of reports). Run keeps it only for files with findings
 	// and files a finding points to: a large run holds what it reports,
@@ -274,7 +278,7 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 	}
 	key := l.opts.Cache.key(path, data, l.project(path))
 	if e, ok := l.opts.Cache.get(key, data); ok && stillValid(e.Related) && bytes.Equal(e.Launcher, l.launcherSum(path, e.Kind)) {
-		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings)), cached: true, ignored: e.Ignored}
+		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings)), cached: true, ignored: e.Ignored, Sizing: e.Sizing}
 		for i, f := range e.Findings {
 			fr.Findings[i] = f.Finding
 		}

@@ -33,6 +33,9 @@ type subject struct {
 	work  *normalize.Workload
 	extra map[string]any
 	tgt   Target
+	// sizing is the memory verdict input() estimated, nil when the GPU,
+	// the model or the workload was not known well enough.
+	sizing *Sizing
 	// argv, when set, is the vLLM command line this subject came from;
 	// paths then name options and are resolved through it.
 	argv *argvSubject
@@ -152,6 +155,7 @@ func (s *subject) input(params map[string]any) map[string]any {
 	in["target"].(map[string]any)["inputs"] = inputsInput(s.inputs())
 	if est := s.tgt.estimate(s.work); est != nil {
 		in["estimate"] = est
+		s.sizing = s.tgt.sizing(est)
 	}
 	for k, v := range s.extra {
 		in[k] = v

@@ -16,6 +16,19 @@ import (
 type File struct {
 	Path string `json:"path"`
 	Kind string `json:"kind"`
+	// Sizing is the memory verdict gpulint reached for the file, when it
+	// knew the GPU, the model and the workload well enough to estimate.
+	Sizing *Sizing `json:"sizing,omitempty"`
+}
+
+// Sizing is a file's memory verdict: the estimated per-GPU need against
+// the GPU's capacity (a vLLM server's budget under gpu_memory_utilization).
+type Sizing struct {
+	GPU           string `json:"gpu"`
+	Model         string `json:"model"`
+	Fits          bool   `json:"fits"`
+	PerGPUBytes   int64  `json:"per_gpu_bytes"`
+	CapacityBytes int64  `json:"capacity_bytes"`
 }
 
 // Summary counts files and findings.

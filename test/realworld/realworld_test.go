@@ -72,7 +72,7 @@ type finding struct {
 
 func TestRealWorld(t *testing.T) {
 	checkSources(t)
-	findings, recordsAssumptions := lint(t)
+	findings, sizings, recordsAssumptions := lint(t)
 	judged := readJudgments(t)
 
 	got := map[key]int{}
@@ -100,6 +100,9 @@ func TestRealWorld(t *testing.T) {
 		if sizedRules[f.rule] {
 			sizedFiles[f.file] = true
 		}
+	}
+	for f := range sizings {
+		sizedFiles[f] = true
 	}
 
 	var problems []string
@@ -136,6 +139,11 @@ func TestRealWorld(t *testing.T) {
 			problems = append(problems, fmt.Sprintf("%s now gets a sized verdict (%s): judge it and change the file's FN row to FIXED-FN", f.file, f))
 		}
 	}
+	for f, z := range sizings {
+		if fnFiles[f] {
+			problems = append(problems, fmt.Sprintf("%s now gets a sized verdict (%s): judge it and change the file's FN row to FIXED-FN", f, z))
+		}
+	}
 	sort.Strings(problems)
 	problems = dedupe(problems)
 	for _, p := range problems {
@@ -145,12 +153,15 @@ func TestRealWorld(t *testing.T) {
 	for f := range fixedFNFiles {
 		fnFiles[f] = true // both state their hardware: the denominator of zero-config sizing
 	}
-	doc := accuracy(findings, judged, fnFiles, recordsAssumptions)
+	doc := accuracy(findings, judged, fnFiles, sizedFiles, recordsAssumptions)
 	golden.Check(t, accuracyDoc, []byte(doc))
 }
 
 // lint runs `gpulint lint --format json --no-cache testdata/realworld` in-process.
-func lint(t *testing.T) ([]finding, bool) {
+// It returns the findings, the files whose JSON entry carries a memory
+// verdict (files[].sizing, rendered for messages), and whether the
+// findings record their assumed inputs.
+func lint(t *testing.T) ([]finding, map[string]string, bool) {
 	t.Helper()
 	ios, _, out, errOut := iostreams.Test()
 	cacheDir := t.TempDir()
@@ -166,12 +177,29 @@ func lint(t *testing.T) ([]finding, bool) {
 		t.Fatalf("gpulint lint exited %d: %s", code, errOut.String())
 	}
 	var report struct {
+		Files []struct {
+			Path   string `json:"path"`
+			Sizing *struct {
+				GPU           string `json:"gpu"`
+				Model         string `json:"model"`
+				Fits          bool   `json:"fits"`
+				PerGPUBytes   int64  `json:"per_gpu_bytes"`
+				CapacityBytes int64  `json:"capacity_bytes"`
+			} `json:"sizing"`
+		} `json:"files"`
 		Findings []map[string]any `json:"findings"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
 		t.Fatalf("decode JSON report: %v\n%s", err, out.String())
 	}
 	prefix := filepath.ToSlash(setDir) + "/"
+	sizings := map[string]string{}
+	for _, f := range report.Files {
+		if z := f.Sizing; z != nil {
+			sizings[strings.TrimPrefix(filepath.ToSlash(f.Path), prefix)] = fmt.Sprintf("%s on %s: %.1f of %.1f GiB, fits %v",
+				z.Model, z.GPU, float64(z.PerGPUBytes)/(1<<30), float64(z.CapacityBytes)/(1<<30), z.Fits)
+		}
+	}
 	var found []finding
 	records := false
 	for _, m := range report.Findings {
@@ -188,7 +216,7 @@ func lint(t *testing.T) ([]finding, bool) {
 		}
 		found = append(found, f)
 	}
-	return found, records
+	return found, sizings, records
 }
 
 // mentionsAssumed reports whether a JSON value marks an input as assumed:
@@ -325,7 +353,9 @@ func (c tally) precision() string {
 }
 
 // accuracy renders docs/accuracy.md from today's findings and their judgments.
-func accuracy(findings []finding, judged []judgment, fnFiles map[string]bool, recordsAssumptions bool) string {
+// A file is sized when a sized rule fired on it or the JSON output carries
+// its memory verdict (sizedFiles), whether or not the workload fits.
+func accuracy(findings []finding, judged []judgment, fnFiles, sizedFiles map[string]bool, recordsAssumptions bool) string {
 	verdict := map[key][]string{}
 	for _, j := range judged {
 		if j.verdict == tp || j.verdict == fp {
@@ -417,6 +447,9 @@ func accuracy(findings []finding, judged []judgment, fnFiles map[string]bool, re
 	for f := range fnFiles {
 		hw[f] = true
 	}
+	for f := range sizedFiles {
+		sized[f] = true
+	}
 	for f := range sized {
 		hw[f] = true
 	}
@@ -424,7 +457,7 @@ func accuracy(findings []finding, judged []judgment, fnFiles map[string]bool, re
 	if len(hw) == 0 {
 		b.WriteString("No file in the set states its hardware.\n")
 	} else {
-		fmt.Fprintf(&b, "%d of %d files that state or imply their hardware (a GPU node selector or label, an instance type, a comment naming the GPUs) got a sized verdict with no flags (%.0f%%). Files without one are the `FN` rows of `judgments.tsv`.\n",
+		fmt.Fprintf(&b, "%d of %d files that state or imply their hardware (a GPU node selector or label, an instance type, a comment naming the GPUs) got a sized verdict with no flags (%.0f%%): a sized rule fired, or the JSON output's `files[].sizing` carries the memory estimate, whether or not the workload fits. Files without one are the `FN` rows of `judgments.tsv`.\n",
 			len(sized), len(hw), 100*float64(len(sized))/float64(len(hw)))
 	}
 	return b.String()
