@@ -228,6 +228,73 @@ func attachEvidence(f *finding.Finding, r *rules.Rule, names []string, in map[st
 	f.Message += "; " + AssumedNote(assumed)
 }
 
+// unknownSettle says how to state the target inputs that inputs() leaves
+// out when nothing names them: the GPU (lib.rego then assumes one with
+// BF16) and the model. Other inputs are absent only where the subject has
+// no use for them (a sequence length for a vLLM server, a GPU count for a
+// run that shards nothing), so their absence withholds no fix.
+var unknownSettle = map[string]string{
+	"gpu":   "set --gpu or targets.gpu",
+	"model": "set --model or targets.model",
+}
+
+// inputLabel names an input in a sentence.
+var inputLabel = map[string]string{
+	"gpu": "the GPU", "gpus": "the GPU count", "model": "the model", "seq_len": "the sequence length",
+	"micro_batch": "the micro batch", "method": "the training method", "model_dtype": "the model's load dtype",
+}
+
+// withholdFix drops a finding's fixes when an input the rule's fix rests
+// on (metadata fix_needs) is assumed or unknown: a bf16 fix breaks the run
+// on a GPU without BF16, a memory fix sized on an assumed sequence length
+// can run out of memory. The finding stays, and its message says what to
+// state to get the fix.
+func withholdFix(f *finding.Finding, r *rules.Rule, in map[string]finding.Input) {
+	if r == nil || len(r.FixNeeds) == 0 || len(f.Fixes) == 0 {
+		return
+	}
+	var labels, settle []string
+	for _, n := range r.FixNeeds {
+		x, ok := in[n]
+		how := ""
+		switch {
+		case ok && x.Source == finding.SourceAssumed:
+			if !slices.ContainsFunc(f.Evidence, func(e finding.Input) bool { return e.Name == n }) {
+				how = x.Settle // else the message's "assumes" note says how
+			}
+		case !ok && unknownSettle[n] != "":
+			how = unknownSettle[n]
+		default:
+			continue
+		}
+		labels = append(labels, inputLabel[n])
+		if how != "" && !slices.Contains(settle, how) {
+			settle = append(settle, how)
+		}
+	}
+	if len(labels) == 0 {
+		return
+	}
+	f.Fixes = nil
+	verb := " is known"
+	if len(labels) > 1 {
+		verb = " are known"
+	}
+	note := "no fix until " + joinAnd(labels) + verb
+	if len(settle) > 0 {
+		note += ": " + strings.Join(settle, "; ")
+	}
+	f.Message += "; " + note
+}
+
+// joinAnd joins words as a sentence lists them: "a", "a and b", "a, b and c".
+func joinAnd(w []string) string {
+	if len(w) < 2 {
+		return strings.Join(w, "")
+	}
+	return strings.Join(w[:len(w)-1], ", ") + " and " + w[len(w)-1]
+}
+
 // AssumedNote renders assumed inputs for a message: "assumes seq_len 2048
 // (set targets.seq_len), micro_batch 1 (...)".
 func AssumedNote(assumed []finding.Input) string {

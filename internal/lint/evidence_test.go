@@ -56,3 +56,52 @@ func TestAttachEvidence(t *testing.T) {
 		})
 	}
 }
+
+// TestWithholdFix holds the fix_needs mechanism: a fix whose safety rests
+// on an input is dropped while that input is assumed or unknown, and the
+// message says what to state; stated inputs and rules without fix_needs
+// keep the fix.
+func TestWithholdFix(t *testing.T) {
+	fix := []finding.Fix{{Message: "set bf16 to true", Edits: []finding.Edit{{File: "a.json", NewText: "true"}}}}
+	gpu := finding.Input{Name: "gpu", Value: "A100-80GB", Source: finding.SourceFlag}
+	seq := finding.Input{Name: "seq_len", Value: "2048", Source: finding.SourceAssumed, Settle: "set targets.seq_len"}
+	seqFile := finding.Input{Name: "seq_len", Value: "4096", Source: finding.SourceFile}
+	needsGPU := &rules.Rule{ID: "GPU001", FixNeeds: []string{"gpu"}}
+	needsMem := &rules.Rule{ID: "DS003", FixNeeds: []string{"gpu", "model", "seq_len"}}
+	tests := []struct {
+		name     string
+		rule     *rules.Rule
+		in       map[string]finding.Input
+		fixes    []finding.Fix
+		wantMsg  string
+		wantFixN int
+	}{
+		{name: "gpu stated keeps the fix", rule: needsGPU, in: map[string]finding.Input{"gpu": gpu}, fixes: fix,
+			wantMsg: "m", wantFixN: 1},
+		{name: "gpu unknown drops the fix", rule: needsGPU, in: map[string]finding.Input{}, fixes: fix,
+			wantMsg: "m; no fix until the GPU is known: set --gpu or targets.gpu"},
+		{name: "gpu assumed drops the fix", rule: needsGPU,
+			in:    map[string]finding.Input{"gpu": {Name: "gpu", Value: "x", Source: finding.SourceAssumed}},
+			fixes: fix, wantMsg: "m; no fix until the GPU is known"},
+		{name: "several unsettled", rule: needsMem, in: map[string]finding.Input{"gpu": gpu, "seq_len": seq}, fixes: fix,
+			wantMsg: "m; no fix until the model and the sequence length are known: set --model or targets.model; set targets.seq_len"},
+		{name: "absent seq_len is no use, not unknown", rule: needsMem,
+			in:    map[string]finding.Input{"gpu": gpu, "model": {Name: "model", Value: "m", Source: finding.SourceProject}},
+			fixes: fix, wantMsg: "m", wantFixN: 1},
+		{name: "all stated", rule: needsMem,
+			in:    map[string]finding.Input{"gpu": gpu, "seq_len": seqFile, "model": {Name: "model", Value: "m", Source: finding.SourceCatalog}},
+			fixes: fix, wantMsg: "m", wantFixN: 1},
+		{name: "no fix, no note", rule: needsGPU, in: map[string]finding.Input{}, wantMsg: "m"},
+		{name: "rule without fix_needs", rule: &rules.Rule{ID: "DS001"}, in: map[string]finding.Input{}, fixes: fix,
+			wantMsg: "m", wantFixN: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := finding.Finding{Message: "m", Fixes: tc.fixes}
+			withholdFix(&f, tc.rule, tc.in)
+			if f.Message != tc.wantMsg || len(f.Fixes) != tc.wantFixN {
+				t.Errorf("got %q with %d fixes, want %q with %d", f.Message, len(f.Fixes), tc.wantMsg, tc.wantFixN)
+			}
+		})
+	}
+}

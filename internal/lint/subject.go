@@ -218,6 +218,7 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 				f.Fixes = append(f.Fixes, finding.Fix{Message: msg, Edits: edits, Tune: r.Rule.ID[:min(4, len(r.Rule.ID))] == "TUNE"})
 			}
 		}
+		withholdFix(&f, r.Rule, s.inputs())
 		out = append(out, f)
 	}
 	return out, cut, nil

@@ -84,6 +84,7 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 	if edits, err := s.edits(ops); err == nil && len(edits) > 0 && len(elsewhere) == 0 {
 		f.Fixes = []finding.Fix{{Message: "apply the tuned settings", Edits: edits, Tune: true}}
 	}
+	withholdFix(&f, r, s.inputs())
 	return []finding.Finding{f}
 }
 

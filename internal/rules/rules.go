@@ -47,6 +47,11 @@ type Rule struct {
 	// finding carries them as evidence, and one that rests on an assumed
 	// input is at most info, so a rule with inputs must allow info.
 	Inputs []string `json:"inputs,omitempty"`
+	// FixNeeds names the target inputs the safety of the rule's fix rests
+	// on (a bf16 fix on the GPU's compute capability, a memory fix on the
+	// sizes). Where one of them is assumed or unknown the pipeline keeps
+	// the finding, drops its fix and names what to state to get it.
+	FixNeeds []string `json:"fix_needs,omitempty"`
 	// Example is a short config snippet that makes the rule fire.
 	Example string `json:"example,omitempty"`
 	// Package is the Rego package path of the rule, e.g.
@@ -381,6 +386,14 @@ func fromMetadata(a *metadata) (*Rule, error) {
 			return nil, fmt.Errorf("rule %s: inputs: %q is not one of %s", r.ID, s, strings.Join(InputNames, ", "))
 		}
 		r.Inputs = append(r.Inputs, s)
+	}
+	needs, _ := a.Custom["fix_needs"].([]any)
+	for _, x := range needs {
+		s, _ := x.(string)
+		if !slices.Contains(InputNames, s) {
+			return nil, fmt.Errorf("rule %s: fix_needs: %q is not one of %s", r.ID, s, strings.Join(InputNames, ", "))
+		}
+		r.FixNeeds = append(r.FixNeeds, s)
 	}
 	if len(r.Inputs) > 0 && r.Severity != finding.SeverityInfo && !slices.Contains(r.Levels, finding.SeverityInfo) {
 		return nil, fmt.Errorf("rule %s: a rule with inputs must list info in levels (a verdict on an assumed input is at most info)", r.ID)

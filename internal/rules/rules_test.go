@@ -96,6 +96,47 @@ func TestPackageName(t *testing.T) {
 	}
 }
 
+// TestLoadChecksFixNeeds holds a rule's fix_needs: metadata to the input
+// names the pipeline knows and to rules that have a fix to withhold.
+func TestLoadChecksFixNeeds(t *testing.T) {
+	head := "# METADATA\n# title: A rule\n# custom:\n#   id: GPU999\n#   slug: a-rule\n#   severity: info\n" +
+		"#   rationale: r\n#   remediation: r\n#   kinds: [deepspeed]\n#   since: 0.1.0\n"
+	tests := []struct {
+		name, meta, wantErr string
+		want                []string
+	}{
+		{name: "known inputs", meta: "#   fixable: true\n#   fix_needs: [gpu, seq_len]\n", want: []string{"gpu", "seq_len"}},
+		{name: "none", meta: "#   fixable: true\n"},
+		{name: "unknown input", meta: "#   fixable: true\n#   fix_needs: [compute_capability]\n",
+			wantErr: `rule GPU999: fix_needs: "compute_capability" is not one of gpu, gpus, model, seq_len, micro_batch, method, model_dtype`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.meta + "package gpulint.rules.gpu999\n"
+			m := Module{File: "x.rego", Source: src, Package: "gpulint.rules.gpu999"}
+			var err error
+			if m.meta, err = readMetadata(src); err != nil {
+				t.Fatal(err)
+			}
+			c, err := Load([]Module{m})
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if tc.wantErr == "" && got != "" || tc.wantErr != "" && !strings.Contains(got, tc.wantErr) {
+				t.Fatalf("got %q, want %q", got, tc.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			r, _ := c.Lookup("GPU999")
+			if diff := cmp.Diff(tc.want, r.FixNeeds); diff != "" {
+				t.Errorf("FixNeeds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestLoadChecksInputs holds a rule's inputs: metadata to the names the
 // pipeline records, and to allowing info (a verdict on an assumed input is
 // at most info).

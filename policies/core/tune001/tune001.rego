@@ -17,6 +17,17 @@
 #     (plain `gpulint fix` never applies them).
 #   kinds: [deepspeed, accelerate, vllm, finetune]
 #   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
+#   fix_needs: [gpu, model, seq_len, micro_batch]
 #   since: 0.1.0
 #   fixable: true
 package gpulint.rules.tune001
+
+# The findings come from the tuner (internal/lint/tune.go); this package
+# holds only the metadata.
+#
+# fix_needs: the tuned settings size memory (the tuner's plan), so they are
+# safe only for the GPU, model, sequence length and micro batch they were
+# sized on; an assumed sequence length of 2048 or micro batch of 1 is the
+# small end of what runs use, so a plan sized on them can run out of
+# memory. The GPU count and the method are not needed: their assumed values
+# (1 GPU, full training) are the largest per-GPU estimate.

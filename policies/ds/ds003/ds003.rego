@@ -17,6 +17,7 @@
 #     keep stage 3 for models that need it.
 #   kinds: [deepspeed, accelerate]
 #   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
+#   fix_needs: [gpu, model, seq_len, micro_batch]
 #   since: 0.1.0
 #   fixable: true
 #   example: |
@@ -25,6 +26,13 @@
 package gpulint.rules.ds003
 
 import data.gpulint.lib
+
+# fix_needs: the fix sizes memory (a lower ZeRO stage keeps more states per GPU), so it is safe only for the
+# GPU, model, sequence length and micro batch it was sized on; an assumed
+# sequence length of 2048 or micro batch of 1 is the small end of what runs
+# use, so a fix sized on them can run out of memory. The GPU count and the
+# method are not needed: their assumed values (1 GPU, full training) are the
+# largest per-GPU estimate, which only makes the fix more cautious.
 
 zero := object.get(input.workload, "zero", {})
 

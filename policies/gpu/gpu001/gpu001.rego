@@ -22,6 +22,7 @@
 #     dtype: bf16, gpt-neox precision: bfloat16).
 #   kinds: [deepspeed, accelerate, vllm, finetune]
 #   inputs: [model_dtype]
+#   fix_needs: [gpu]
 #   since: 0.1.0
 #   fixable: true
 #   example: |
@@ -29,6 +30,16 @@
 package gpulint.rules.gpu001
 
 import data.gpulint.lib
+
+# fix_needs: [gpu]. With no GPU known the fix enables BF16 (lib.bf16 holds
+# when no GPU is named), which a V100 or T4 (compute capability below 8.0)
+# does not have: accelerate refuses it where torch reports no BF16
+# (huggingface/accelerate src/accelerate/accelerator.py Accelerator.__init__
+# and src/accelerate/commands/launch.py: "bf16 mixed precision requires
+# PyTorch >= 1.10 and a supported device" unless is_bf16_available(True)),
+# vLLM refuses dtype bfloat16 below 8.0, and where torch emulates BF16
+# (is_bf16_supported(including_emulation=True), precision.md §4) kernels
+# fail or crawl. The finding stays; the fix waits for the GPU.
 
 want := "bf16" if lib.bf16
 

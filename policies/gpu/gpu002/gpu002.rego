@@ -20,6 +20,7 @@
 #     recipe: per_device_train_batch_size, micro_batch_size or batch_size).
 #   kinds: [deepspeed, vllm, finetune]
 #   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
+#   fix_needs: [gpu, model, seq_len, micro_batch]
 #   since: 0.1.0
 #   fixable: false
 #   example: |
@@ -27,6 +28,13 @@
 package gpulint.rules.gpu002
 
 import data.gpulint.lib
+
+# fix_needs: the fix sizes memory (a larger micro batch), so it is safe only for the
+# GPU, model, sequence length and micro batch it was sized on; an assumed
+# sequence length of 2048 or micro batch of 1 is the small end of what runs
+# use, so a fix sized on them can run out of memory. The GPU count and the
+# method are not needed: their assumed values (1 GPU, full training) are the
+# largest per-GPU estimate, which only makes the fix more cautious.
 
 max_small := lib.param("fixed-batch-size", "max_num_seqs_threshold", 4)
 

@@ -18,6 +18,7 @@
 #     fp16: false (gpt-neox: a bf16 block or precision: bfloat16).
 #   kinds: [deepspeed, accelerate, finetune]
 #   inputs: [gpu]
+#   fix_needs: [gpu]
 #   since: 0.1.0
 #   fixable: true
 #   example: |
@@ -26,6 +27,10 @@
 package gpulint.rules.gpu006
 
 import data.gpulint.lib
+
+# fix_needs: [gpu]. The fix swaps FP16 for BF16 because the named GPU has
+# BF16; the rule fires only on a known GPU, and the need keeps it that way
+# should a GPU ever be assumed.
 
 has_bf16 if {
 	lib.gpu_known

@@ -23,6 +23,7 @@
 #     Set gpu_memory_utilization to 0.9 (the default); win KV-cache room
 #     with max-model-len, an FP8 KV cache or tensor parallelism instead.
 #   kinds: [vllm]
+#   fix_needs: [gpu]
 #   since: 0.1.0
 #   fixable: true
 #   example: |
@@ -30,6 +31,11 @@
 package gpulint.rules.vllm004
 
 import data.gpulint.lib
+
+# fix_needs: [gpu]. Lowering gpu-memory-utilization to 0.9 shrinks the
+# KV cache; on a GPU that holds the weights and one max-model-len sequence
+# only above 0.9 vLLM then refuses to start. With the GPU unknown (the
+# verdict assumes 80 GB) that cannot be judged, so no fix is offered.
 
 # Values at or below every default vLLM shipped (0.9, then 0.92) are never
 # questioned: the project chose vLLM's own setting.
