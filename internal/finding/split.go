@@ -11,21 +11,53 @@ const LineWidth = 160
 // Split divides a message too long for one line into a summary (its first
 // clause, without the parenthesised arithmetic) and details (that
 // arithmetic and the remaining clauses, one each). Clauses are separated
-// by "; " outside parentheses. A message that fits gives "" and nil. A
-// first clause that is still too long is cut at a word and ends in "…";
-// the details then start with it whole.
+// by "; " outside parentheses. A first clause still too long is divided at
+// its last ": " or ", " outside parentheses that leaves a summary short
+// enough, the rest going to the details; failing that it is cut at a word
+// and ends in "…", and the details start with it whole. A message that
+// fits gives "" and nil.
 func Split(msg string) (summary string, details []string) {
 	if utf8.RuneCountInString(msg) <= LineWidth {
 		return "", nil
 	}
 	clauses := topLevel(msg, "; ")
-	first, asides := dropAsides(clauses[0])
-	details = append(details, asides...)
-	if utf8.RuneCountInString(first) > LineWidth {
-		details = append([]string{clauses[0]}, clauses[1:]...)
-		return cut(first, LineWidth-1) + "…", details
+	head, tail := clauses[0], ""
+	if s, _ := dropAsides(head); utf8.RuneCountInString(s) > LineWidth {
+		for _, k := range separators(head) {
+			if s, _ := dropAsides(head[:k]); utf8.RuneCountInString(s) <= LineWidth {
+				head, tail = head[:k], head[k+2:]
+				break
+			}
+		}
 	}
-	return first, append(details, clauses[1:]...)
+	summary, details = dropAsides(head)
+	if utf8.RuneCountInString(summary) > LineWidth {
+		return cut(summary, LineWidth-1) + "…", clauses
+	}
+	if tail != "" {
+		details = append(details, tail)
+	}
+	return summary, append(details, clauses[1:]...)
+}
+
+// separators returns the offsets of the ": " and ", " outside parentheses
+// in s, last first.
+func separators(s string) []int {
+	var out []int
+	depth := 0
+	for i := 0; i+1 < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth = max(depth-1, 0)
+		case ':', ',':
+			if depth == 0 && s[i+1] == ' ' && i > 0 {
+				out = append([]int{i}, out...)
+			}
+		}
+	}
+	return out
 }
 
 // topLevel splits s at sep where sep is not inside parentheses.
@@ -95,4 +127,14 @@ func cut(s string, n int) string {
 		return strings.TrimRight(s[:lastSpace], " ,:")
 	}
 	return s[:i]
+}
+
+// SplitLong sets Summary and Details on each finding whose message is too
+// long for one line and has none yet.
+func SplitLong(fs []Finding) {
+	for i := range fs {
+		if fs[i].Summary == "" {
+			fs[i].Summary, fs[i].Details = Split(fs[i].Message)
+		}
+	}
 }

@@ -54,3 +54,23 @@ func TestSplit(t *testing.T) {
 		})
 	}
 }
+
+func TestSplitAtColonOrComma(t *testing.T) {
+	parts := strings.Repeat("part 1.0 GiB + ", 4) + "overhead 2.0 GiB"
+	msg := "estimated 90.0 GiB per GPU exceeds L4's 22.0 GiB: " + parts + ", far over what any setting of its inputs would allow; assumes seq_len 2048"
+	s, d := Split(msg)
+	if want := "estimated 90.0 GiB per GPU exceeds L4's 22.0 GiB: " + parts; s != want {
+		t.Errorf("summary = %q, want %q", s, want)
+	}
+	if diff := cmp.Diff([]string{"far over what any setting of its inputs would allow", "assumes seq_len 2048"}, d); diff != "" {
+		t.Errorf("details (-want +got):\n%s", diff)
+	}
+	msg = "estimated 90.0 GiB per GPU exceeds L4's 22.0 GiB: " + parts + " " + parts + "; assumes seq_len 2048"
+	s, d = Split(msg)
+	if want := "estimated 90.0 GiB per GPU exceeds L4's 22.0 GiB"; s != want {
+		t.Errorf("summary = %q, want %q", s, want)
+	}
+	if diff := cmp.Diff([]string{parts + " " + parts, "assumes seq_len 2048"}, d); diff != "" {
+		t.Errorf("details (-want +got):\n%s", diff)
+	}
+}
