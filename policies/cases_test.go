@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -147,7 +148,14 @@ func runCase(t *testing.T, deps lint.Deps, ruleID string, c *golden.Case) (fixed
 // the case directory.
 func render(t *testing.T, dir string, res *lint.Result) []byte {
 	var b bytes.Buffer
-	in := report.Input{Findings: res.Findings}
+	// A case holds each rule's whole message on its line: the text
+	// renderer's summary and --verbose details are the report package's
+	// to test, not each rule's.
+	fs := slices.Clone(res.Findings)
+	for i := range fs {
+		fs[i].Summary, fs[i].Details = "", nil
+	}
+	in := report.Input{Findings: fs}
 	s := res.Summary()
 	in.Summary = report.Summary{Files: s.Files, Errors: s.Errors, Warnings: s.Warnings, Infos: s.Infos}
 	if err := report.Text(&b, in, report.Options{ShowFixes: true}); err != nil {

@@ -92,11 +92,13 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 		}
 	}
 	res := &lint.Result{}
+	var docs map[string]report.RuleDoc
 	if len(files) > 0 || len(unreadable) > 0 {
 		l, collected, _, err := prepareRun(o.Factory, files, target, 0)
 		if err != nil {
 			return err
 		}
+		docs = ruleDocs(l.Rules())
 		// The lint is bounded by its own limits (run-timeout in the
 		// project file), not cut off by the deadline, so that the report
 		// is still written.
@@ -114,6 +116,8 @@ func runAction(ctx context.Context, o *ActionOptions) error {
 	in := reportInput(res)
 	in.Summary.Baselined = baselined
 	in.ToolVersion = ToolVersion()
+	in.Rules = docs
+	in.Category = "action"
 
 	omitted, err := annotate(o.Factory.IO.Out, in.Findings)
 	if err != nil {

@@ -326,7 +326,7 @@ func TestActionReadOnlyToken(t *testing.T) {
 			if got := annotations(t, stdout)["warning"]; len(got) != 1 {
 				t.Errorf("want the warning annotated, got %q", got)
 			}
-			if s := a.read(t, a.summary); !strings.Contains(s, "fp32\\-where\\-bf16") || !strings.Contains(s, "read-only") {
+			if s := a.read(t, a.summary); !strings.Contains(s, "fp32-where-bf16") || !strings.Contains(s, "read-only") {
 				t.Errorf("summary lacks the findings or the read-only note:\n%s", s)
 			}
 			if st := srv.State(); len(st.Comments)+len(st.Reviews) != 0 {

@@ -184,7 +184,7 @@ func TestStdin(t *testing.T) {
 		wantStderr string
 	}{
 		{"unnamed", fp32DS, []string{"lint", "--gpu", "H100", "-"}, 0, []string{"<stdin>:3:", "fp32-where-bf16", "1 file checked"}, ""},
-		{"named: the project file above the name applies", fp32DS, []string{"lint", "--stdin-filename", named, "-"}, 0, []string{named + ":3:", "T4 has no BF16"}, ""},
+		{"named: the project file above the name applies", fp32DS, []string{"lint", "--verbose", "--stdin-filename", named, "-"}, 0, []string{named + ":3:", "T4 has no BF16"}, ""},
 		{"not a GPU config", "hello: world\n", []string{"lint", "-"}, 0, []string{"1 file skipped as not GPU configs", "no GPU config recognised"}, ""},
 		{"named and excluded", fp32DS, []string{"lint", "--exclude", "train", "--stdin-filename", named, "-"}, 0, []string{"0 files checked"}, ""},
 		{"with other paths", "", []string{"lint", "-", named}, 2, nil, "cannot be combined"},

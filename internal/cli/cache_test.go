@@ -23,7 +23,7 @@ func TestCacheNeverStale(t *testing.T) {
 
 	lintOut := func(args ...string) string {
 		t.Helper()
-		out, stderr, code := run(t, false, env, append([]string{"lint", "--fail-on", "never", "--policy", pol}, args...)...)
+		out, stderr, code := run(t, false, env, append([]string{"lint", "--verbose", "--fail-on", "never", "--policy", pol}, args...)...)
 		if code != 0 || stderr != "" {
 			t.Fatalf("code %d stderr %q", code, stderr)
 		}

@@ -239,11 +239,11 @@ func TestProjectFile(t *testing.T) {
 	dir := t.TempDir()
 	p := write(t, dir, "train/ds.json", fp32DS)
 	write(t, dir, ".gpulint.yaml", "targets:\n  - paths: [\"train/**\"]\n    gpu: T4\n")
-	stdout, _, _ := run(t, false, nil, "lint", p)
+	stdout, _, _ := run(t, false, nil, "lint", "--verbose", p)
 	if !strings.Contains(stdout, "T4 has no BF16") {
 		t.Errorf("project target not applied:\n%s", stdout)
 	}
-	stdout, _, _ = run(t, false, nil, "lint", "--gpu", "H100", p)
+	stdout, _, _ = run(t, false, nil, "lint", "--verbose", "--gpu", "H100", p)
 	if !strings.Contains(stdout, "H100-80GB supports BF16") {
 		t.Errorf("flag did not win over the project file:\n%s", stdout)
 	}
@@ -271,5 +271,30 @@ func TestFixExitCodes(t *testing.T) {
 	data, _ := os.ReadFile(p)
 	if !strings.Contains(string(data), `"bf16": {`) {
 		t.Errorf("file not fixed:\n%s", data)
+	}
+}
+
+// TestVerbose: text prints a long message's first clause on its one line;
+// --verbose prints the arithmetic and evidence under it; JSON always
+// carries the summary and the details.
+func TestVerbose(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "ds.json", fp32DS)
+	short, _, _ := run(t, false, nil, "lint", "--gpu", "T4", p)
+	if strings.Contains(short, "T4 has no BF16") {
+		t.Errorf("text without --verbose prints the details:\n%s", short)
+	}
+	for _, line := range strings.Split(short, "\n") {
+		if _, msg, ok := strings.Cut(line, "fp32-where-bf16: "); ok && len([]rune(msg)) > 160 {
+			t.Errorf("message of %d characters on one line: %s", len([]rune(msg)), msg)
+		}
+	}
+	long, _, _ := run(t, false, nil, "lint", "--verbose", "--gpu", "T4", p)
+	if !strings.Contains(long, "\n      T4 has no BF16") {
+		t.Errorf("--verbose lacks the details on an indented line:\n%s", long)
+	}
+	js, _, _ := run(t, false, nil, "lint", "--format", "json", "--gpu", "T4", p)
+	if !strings.Contains(js, `"details": [`) || !strings.Contains(js, `"summary": "DeepSpeed trains`) {
+		t.Errorf("json lacks the summary or the details:\n%s", js)
 	}
 }

@@ -104,6 +104,9 @@ type LintOptions struct {
 	Baseline string
 	// WriteBaseline records the run's findings in this file.
 	WriteBaseline string
+	// Verbose prints the details (arithmetic and evidence) under a
+	// finding whose message text output shortens to its summary.
+	Verbose bool
 }
 
 // NewCmdLint builds `gpulint lint`. runF replaces the work in tests of
@@ -133,6 +136,7 @@ Exit codes: 0 nothing at or above --fail-on; 1 findings at or above it;
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "text", "output format: "+strings.Join(report.Formats(), ", "))
+	cmd.Flags().BoolVarP(&opts.Verbose, "verbose", "v", false, "text output: print under each shortened finding the arithmetic and evidence its one line leaves out (json and sarif always carry them)")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings at or above: error, warning, info, never")
 	cmd.Flags().StringVar(&opts.Color, "color", "auto", "color output: auto, always, never")
 	cmd.Flags().IntVar(&opts.Workers, "workers", 0, "files checked at once, and CPUs used (default: number of CPUs)")
@@ -383,7 +387,7 @@ func runLint(ctx context.Context, o *LintOptions) error {
 		}
 		base = b
 	}
-	_, res, err := lintPaths(ctx, o.Factory, o.Paths, o.Target, o.Workers, o.Color)
+	l, res, err := lintPaths(ctx, o.Factory, o.Paths, o.Target, o.Workers, o.Color)
 	if err != nil {
 		return err
 	}
@@ -391,8 +395,9 @@ func runLint(ctx context.Context, o *LintOptions) error {
 	res.Findings, baselined = base.Filter(res.Findings)
 	in := reportInput(res)
 	in.Summary.Baselined = baselined
+	in.Rules = ruleDocs(l.Rules())
 	render := report.Renderers()[o.Format]
-	if err := render(ios.Out, in, report.Options{Color: ios.ColorEnabled(), ShowFixes: true}); err != nil {
+	if err := render(ios.Out, in, report.Options{Color: ios.ColorEnabled(), ShowFixes: true, Verbose: o.Verbose}); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	if o.WriteBaseline != "" {
@@ -403,6 +408,16 @@ func runLint(ctx context.Context, o *LintOptions) error {
 		return findingsError{}
 	}
 	return nil
+}
+
+// ruleDocs is the catalog's text for each rule, for the renderers that
+// describe rules (SARIF).
+func ruleDocs(cat *rules.Catalog) map[string]report.RuleDoc {
+	out := map[string]report.RuleDoc{}
+	for _, r := range cat.All() {
+		out[r.ID] = report.RuleDoc{Title: r.Title, Rationale: r.Rationale, Remediation: r.Remediation}
+	}
+	return out
 }
 
 // reportInput adapts a lint result for the renderers.

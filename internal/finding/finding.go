@@ -106,6 +106,30 @@ type Finding struct {
 	// Evidence lists the inputs a memory, fit, batch or precision verdict
 	// rests on, each with where it came from.
 	Evidence []Input `json:"evidence,omitempty"`
+	// Summary is the message's first clause when the whole message is too
+	// long for one line of text output (see Split); Details holds the rest
+	// (the arithmetic and evidence), one clause each. Both are empty for a
+	// message that fits.
+	Summary string   `json:"summary,omitempty"`
+	Details []string `json:"details,omitempty"`
+	// Memory is the per-GPU memory estimate a memory verdict rests on, for
+	// reports that chart it.
+	Memory *Memory `json:"memory,omitempty"`
+}
+
+// Memory is a per-GPU memory estimate: its parts in a fixed order, their
+// total, and the capacity of the GPU (or MIG slice) it is set against.
+type Memory struct {
+	GPU      string `json:"gpu"`
+	Parts    []Part `json:"parts"`
+	Total    int64  `json:"total"`
+	Capacity int64  `json:"capacity"`
+}
+
+// Part is one named share of a memory estimate, in bytes.
+type Part struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
 }
 
 // Source says where an input of a verdict came from.

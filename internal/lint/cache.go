@@ -42,6 +42,8 @@ func NewCache(dir string, salt []byte) *Cache {
 func Salt(version string, assets []fs.FS, opts Options) ([]byte, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "gpulint %s\n", version)
+	// The shape of a cached finding: summary, details and memory joined it.
+	fmt.Fprintf(h, "findings 2\n")
 	for i, a := range assets {
 		if a == nil {
 			continue

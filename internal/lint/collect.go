@@ -223,6 +223,7 @@ func (l *Linter) AddUnreadable(res *Result, unreadable []*fs.PathError) {
 		}))
 	}
 	res.Findings = finding.Sort(res.Findings)
+	finding.SplitLong(res.Findings)
 }
 
 // sniffExts are the extensions a walk reads by content: DeepSpeed configs

@@ -3,10 +3,13 @@ package lint
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
+	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/recipe"
+	"github.com/gpulint/gpulint/internal/rules"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -80,21 +83,23 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 }
 
 // estimate runs the memory model for a subject's workload on its target
-// and renders it for the rules; nil when the GPU, the model or the
-// workload is not known well enough.
-func (t Target) estimate(w *normalize.Workload) map[string]any {
+// and renders it for the rules, with its per-GPU breakdown as finding
+// data; nil when the GPU, the model or the workload is not known well
+// enough.
+func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory) {
 	tt, ok := t.tunerTarget()
 	if !ok || t.Model == nil {
-		return nil
+		return nil, nil
 	}
 	tw, ok := t.tunerWorkload(w)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	e, err := tuner.EstimateMemory(t.Model, tt, tw)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
+	mem := memoryOf(e)
 	out := map[string]any{
 		"total":    e.PerGPU.Total,
 		"capacity": e.Capacity,
@@ -133,7 +138,7 @@ func (t Target) estimate(w *normalize.Workload) map[string]any {
 			"gpu_memory_utilization": s.GPUMemoryUtilization,
 			"block_size":             int64(s.BlockSize), "fixed_bytes": need - oneSeq,
 		}
-		return out
+		return out, mem
 	}
 	switch tw.Kind {
 	case tuner.Train, tuner.LoRA, tuner.QLoRA:
@@ -147,7 +152,32 @@ func (t Target) estimate(w *normalize.Workload) map[string]any {
 	if k, _ := w.Get("kind"); k == "finetune" {
 		out["alternatives"] = recipe.Alternatives(t.Model, tt, tw, t.headroom())
 	}
-	return out
+	return out, mem
+}
+
+// memoryOf is an estimate's per-GPU breakdown as finding data: the parts
+// in the memory model's order, their total and the capacity they are set
+// against.
+func memoryOf(e tuner.Estimate) *finding.Memory {
+	b := e.PerGPU
+	return &finding.Memory{
+		GPU: e.Target, Total: b.Total, Capacity: e.Capacity,
+		Parts: []finding.Part{
+			{Name: "weights", Bytes: b.Weights}, {Name: "gradients", Bytes: b.Gradients},
+			{Name: "optimizer states", Bytes: b.OptimizerStates}, {Name: "activations", Bytes: b.Activations},
+			{Name: "KV cache", Bytes: b.KVCache}, {Name: "overhead", Bytes: b.Overhead},
+		},
+	}
+}
+
+// memoryFor is the estimate a rule's finding rests on: a rule that names
+// the model among its inputs reads the memory estimate.
+func memoryFor(r *rules.Rule, mem *finding.Memory) *finding.Memory {
+	if r == nil || mem == nil || !slices.Contains(r.Inputs, "model") {
+		return nil
+	}
+	m := *mem
+	return &m
 }
 
 // zeroStages estimates the workload at each ZeRO stage, keeping the

@@ -92,7 +92,7 @@ disable_gradient_checkpointing: true
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tgt := Target{GPU: gpu, Model: model, ModelID: "meta-llama/Llama-3.1-8B"}
-			got := tgt.estimate(recipeWorkload(t, tc.recipe))
+			got, _ := tgt.estimate(recipeWorkload(t, tc.recipe))
 			if got == nil {
 				t.Fatal("no estimate for the recipe")
 			}

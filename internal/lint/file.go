@@ -78,6 +78,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		for _, r := range s.linked {
 			fr.related = append(fr.related, r.digest())
 		}
+		fr.Findings = append(fr.Findings, l.overrideFindings(s)...)
 		found, cut, err := l.evaluate(ctx, s, params)
 		if err != nil {
 			return fr, err
@@ -91,6 +92,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	}
 	fr.Findings, fr.ignored = proj.Filter(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)
+	finding.SplitLong(fr.Findings)
 	return fr, nil
 }
 

@@ -77,6 +77,10 @@ func New(deps Deps, opts Options) *Linter {
 	return &Linter{deps: deps, opts: opts, related: newRelatedIndex()}
 }
 
+// Rules returns the rule catalog the linter runs, custom policies
+// included.
+func (l *Linter) Rules() *rules.Catalog { return l.deps.Catalog }
+
 // defaultFileTimeout bounds one file's evaluation unless configured.
 const defaultFileTimeout = 10 * time.Second
 
@@ -233,6 +237,7 @@ func (l *Linter) Run(ctx context.Context, files []string) (*Result, error) {
 	}
 	res.Findings = append(res.Findings, l.unusedIgnores(results)...)
 	res.Findings = finding.Sort(res.Findings)
+	finding.SplitLong(res.Findings)
 	return res, nil
 }
 

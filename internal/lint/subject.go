@@ -51,6 +51,9 @@ type subject struct {
 	// evidence caches inputs(): the target inputs by name with their
 	// sources.
 	evidence map[string]finding.Input
+	// memory is the per-GPU estimate input() gave the rules, for the
+	// findings of the rules that rest on it.
+	memory *finding.Memory
 }
 
 // locateRelated maps a related path with a ref to another file.
@@ -153,9 +156,10 @@ func (s *subject) input(params map[string]any) map[string]any {
 		"params":   params,
 	}
 	in["target"].(map[string]any)["inputs"] = inputsInput(s.inputs())
-	if est := s.tgt.estimate(s.work); est != nil {
+	if est, mem := s.tgt.estimate(s.work); est != nil {
 		in["estimate"] = est
 		s.sizing = s.tgt.sizing(est)
+		s.memory = mem
 	}
 	for k, v := range s.extra {
 		in[k] = v
@@ -206,6 +210,7 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 			Path:    s.docPath(r.Path),
 		}, r.Level)
 		attachEvidence(&f, r.Rule, r.Inputs, s.inputs())
+		f.Memory = memoryFor(r.Rule, s.memory)
 		for _, rel := range r.Related {
 			f.Related = append(f.Related, finding.Related{Range: s.locateRelated(rel), Message: rel.Message})
 		}

@@ -258,6 +258,10 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 			vs.work = normalize.VLLM(value)
 			h := podHints(s, pod)
 			h.GPUs = int(c.GPU)
+			if c.GPU > 0 {
+				at := s.locate(append(clone(c.Path), "resources", "limits"))
+				h.GPUsRange = &at
+			}
 			for _, m := range c.MIG {
 				h.MIGProfile = m.Profile
 			}

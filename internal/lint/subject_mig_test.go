@@ -89,7 +89,7 @@ func TestZeroStages(t *testing.T) {
 				t.Fatalf("model %s not in the catalog", tc.model)
 			}
 			tgt := Target{GPU: gpu, GPUs: tc.gpus, Model: m, ModelID: tc.model}
-			est := tgt.estimate(normalize.DeepSpeed(tc.doc))
+			est, _ := tgt.estimate(normalize.DeepSpeed(tc.doc))
 			stages, ok := est["stages"].(map[string]any)
 			if !ok {
 				t.Fatalf("no stages in %v", est)

@@ -44,6 +44,9 @@ type Target struct {
 	// Headroom is the share of capacity a workload must leave free (the
 	// project's vram-overcommit headroom); 0 means the default.
 	Headroom float64
+	// Overridden lists the flag and project targets the file's own
+	// statements overrode.
+	Overridden []Override
 }
 
 // targetHints are what a manifest says about the hardware a container
@@ -52,11 +55,14 @@ type targetHints struct {
 	Product string // nvidia.com/gpu.product node label
 	// Hints are the pod's other statements of its nodes' GPU (GKE
 	// accelerator, instance type, Karpenter labels), each located by At.
-	Hints      []kube.NodeHint
-	At         func(path []any) finding.Range
-	GPUs       int    // the container's GPU limit, or a launcher's world size
-	GPUsFrom   string // where GPUs came from (default "manifest")
-	GPUsAt     *relatedPath
+	Hints    []kube.NodeHint
+	At       func(path []any) finding.Range
+	GPUs     int    // the container's GPU limit, or a launcher's world size
+	GPUsFrom string // where GPUs came from (default "manifest")
+	GPUsAt   *relatedPath
+	// GPUsRange locates GPUs in this manifest (the container's resource
+	// limits), when it came from there.
+	GPUsRange  *finding.Range
 	MIGProfile string // the container's nvidia.com/mig-<profile> resource
 	Model      string
 	// ProductAt and ModelAt locate Product and Model: in this manifest, or
@@ -158,8 +164,12 @@ func (r *TargetResolver) modelError(id string) error {
 }
 
 // Resolve combines flags, the project file and what the document and its
-// manifest say. Flags win over the project file, which wins over
-// inference.
+// manifest say. What the file states for itself (its manifest's GPU label
+// or node hints, its GPU count, the model it serves or trains) wins for
+// that file: flags and the project file are defaults for what a file does
+// not state, and a default that disagrees with the file is recorded in
+// Overridden. Otherwise flags win over the project file, which wins over
+// the rest of what the configs say.
 func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.Workload, h targetHints) Target {
 	r := l.deps.Targets
 	var t Target
@@ -175,9 +185,15 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 		}
 		return true
 	}
+	// The default the flags or the project file give, and where from.
+	gpuDefault, gpuDefaultFrom := "", ""
 	switch {
-	case l.opts.GPU != "" && setGPU(l.opts.GPU, "flag"):
-	case pt != nil && pt.GPU != "" && setGPU(pt.GPU, "project"):
+	case l.opts.GPU != "":
+		gpuDefault, gpuDefaultFrom = l.opts.GPU, "flag"
+	case pt != nil && pt.GPU != "":
+		gpuDefault, gpuDefaultFrom = pt.GPU, "project"
+	}
+	switch {
 	case h.Product != "" && setGPU(h.Product, "manifest"):
 		t.GPUAt = h.ProductAt
 	default:
@@ -186,18 +202,35 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 			t.GPUAt = &r
 		}
 	}
+	if t.GPU != nil && gpuDefault != "" {
+		if pl, ok := r.gpu(gpuDefault); ok && pl.GPU.Name != t.GPU.Name {
+			t.Overridden = append(t.Overridden, Override{Name: "GPU", File: t.GPU.Name, At: t.GPUAt, Default: pl.GPU.Name, From: gpuDefaultFrom})
+		}
+	}
+	if t.GPU == nil && gpuDefault != "" {
+		setGPU(gpuDefault, gpuDefaultFrom)
+	}
 	if t.GPU != nil && h.MIGProfile != "" {
 		if p, ok := t.GPU.MIGProfile(h.MIGProfile); ok {
 			t.MIG = p
 		}
 	}
+	gpusDefault, gpusDefaultFrom := 0, ""
 	switch {
 	case l.opts.GPUs > 0:
-		t.GPUs, t.GPUsFrom = l.opts.GPUs, "flag"
+		gpusDefault, gpusDefaultFrom = l.opts.GPUs, "flag"
 	case pt != nil && pt.GPUs > 0:
-		t.GPUs, t.GPUsFrom = pt.GPUs, "project"
+		gpusDefault, gpusDefaultFrom = pt.GPUs, "project"
+	}
+	switch {
 	case h.GPUs > 0:
 		t.GPUs, t.GPUsFrom, t.GPUsAt = h.GPUs, cmp.Or(h.GPUsFrom, "manifest"), h.GPUsAt
+		if gpusDefault > 0 && gpusDefault != h.GPUs {
+			t.Overridden = append(t.Overridden, Override{Name: "GPU count", File: fmt.Sprint(h.GPUs), At: h.GPUsRange,
+				Default: fmt.Sprint(gpusDefault), From: gpusDefaultFrom})
+		}
+	case gpusDefault > 0:
+		t.GPUs, t.GPUsFrom = gpusDefault, gpusDefaultFrom
 	default:
 		if v, ok := w.Get("parallel.world_size"); ok {
 			if n, ok := v.(int64); ok && n > 0 {
@@ -211,26 +244,53 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	if pt != nil {
 		t.Stated = config.TargetRule{SeqLen: pt.SeqLen, MicroBatch: pt.MicroBatch, Method: pt.Method, ModelDtype: pt.ModelDtype}
 	}
-	modelID, modelFrom := "", ""
+	modelDefault, modelDefaultFrom := "", ""
 	switch {
 	case l.opts.Model != "":
-		modelID, modelFrom = l.opts.Model, "flag"
+		modelDefault, modelDefaultFrom = l.opts.Model, "flag"
 	case pt != nil && pt.Model != "":
-		modelID, modelFrom = pt.Model, "project"
+		modelDefault, modelDefaultFrom = pt.Model, "project"
+	}
+	modelID, modelFrom := "", ""
+	var modelAt *finding.Range
+	var modelPath []any
+	switch {
 	case h.Model != "":
 		modelID, modelFrom = h.Model, "manifest"
-		t.ModelAt = h.ModelAt
+		t.ModelAt, modelAt = h.ModelAt, h.ModelAt
 	default:
 		if v, ok := w.Get("model"); ok {
-			modelID, _ = v.(string)
-			modelFrom = "config"
+			if id, _ := v.(string); id != "" {
+				modelID, modelFrom = id, "config"
+				modelPath = w.Paths["model"]
+			}
 		}
+	}
+	switch {
+	case modelID != "" && modelDefault != "":
+		if modelDefault != modelID {
+			t.Overridden = append(t.Overridden, Override{Name: "model", File: modelID, At: modelAt, Path: modelPath, Default: modelDefault, From: modelDefaultFrom})
+		}
+	case modelDefault != "":
+		modelID, modelFrom = modelDefault, modelDefaultFrom
 	}
 	if modelID != "" {
 		t.ModelID, t.ModelFrom = modelID, modelFrom
 		t.Model, _ = r.model(modelID, false)
 	}
 	return t
+}
+
+// Override is a flag or project-file target that a file's own statement
+// overrode for that file: what (GPU, GPU count, model), the file's value
+// and where it is stated (At in a manifest, else Path in the subject's
+// document), and the default with where it came from (flag or project).
+type Override struct {
+	Name, File string
+	At         *finding.Range
+	Path       []any
+	Default    string
+	From       string
 }
 
 // hintedGPU is the one GPU the pod's hardware hints agree on, and where
@@ -310,4 +370,29 @@ type relatedPath struct {
 	ref     string
 	path    []any
 	message string
+}
+
+// overrideFindings reports each flag or project target the subject's file
+// overrode, at the file's statement, naming both values and sources.
+func (l *Linter) overrideFindings(s *subject) []finding.Finding {
+	r, ok := l.deps.Catalog.Lookup("target-stated-in-file")
+	if !ok {
+		return nil
+	}
+	var out []finding.Finding
+	for _, o := range s.tgt.Overridden {
+		at := s.docStart()
+		switch {
+		case o.At != nil:
+			at = *o.At
+		case len(o.Path) > 0:
+			at = s.locate(o.Path)
+		}
+		from := map[string]string{"flag": "the --" + map[string]string{"GPU": "gpu", "GPU count": "gpus", "model": "model"}[o.Name] + " flag", "project": "the project file's targets"}[o.From]
+		out = append(out, l.stamp(r, finding.Finding{
+			Message: fmt.Sprintf("this file states %s %s, which is used for it; %s gives %s", o.Name, o.File, from, o.Default),
+			Range:   at,
+		}, ""))
+	}
+	return out
 }

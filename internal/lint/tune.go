@@ -81,6 +81,7 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 		Path:    s.docPath(first),
 	}, "")
 	attachEvidence(&f, r, nil, s.inputs())
+	f.Memory = memoryFor(r, s.memory)
 	if edits, err := s.edits(ops); err == nil && len(edits) > 0 && len(elsewhere) == 0 {
 		f.Fixes = []finding.Fix{{Message: "apply the tuned settings", Edits: edits, Tune: true}}
 	}

@@ -87,8 +87,14 @@ func sampleInput(t testing.TB) Input {
 		},
 		{
 			Rule: "GPU004", Slug: "fp16-where-bf16", Severity: finding.SeverityInfo,
-			Message: "fp16 on a GPU with bf16 support; bf16 avoids loss scaling; assumes seq_len 2048 (set targets.seq_len)",
-			Range:   fp16, Path: []any{"fp16", "enabled"}, DocURL: docs + "gpu004",
+			Message: longMessage,
+			Summary: longSummary, Details: longDetails,
+			Range: fp16, Path: []any{"fp16", "enabled"}, DocURL: docs + "gpu004",
+			Memory: &finding.Memory{GPU: "H100-80GB", Total: 50 << 30, Capacity: 79 << 30, Parts: []finding.Part{
+				{Name: "weights", Bytes: 15 << 30}, {Name: "gradients", Bytes: 15 << 29},
+				{Name: "optimizer states", Bytes: 15 << 30}, {Name: "activations", Bytes: 10 << 30},
+				{Name: "kv cache", Bytes: 0}, {Name: "overhead", Bytes: 5 << 29},
+			}},
 			Evidence: []finding.Input{
 				{Name: "gpu", Value: "H100-80GB (79.1 GiB usable, catalog)", Source: finding.SourceProject},
 				{Name: "micro_batch", Value: "8", Source: finding.SourceFile, Range: &batch},
@@ -129,7 +135,28 @@ func sampleInput(t testing.TB) Input {
 		Summary:     Summary{Files: 3, Errors: 1, Warnings: 2, Infos: 1},
 		Sources:     map[string][]byte{dsPath: []byte(dsSource), k8sPath: []byte(k8sSource)},
 		ToolVersion: "0.1.0-test",
+		Rules: map[string]RuleDoc{
+			"DS001": {
+				Title:       "train_batch_size disagrees with micro batch x accumulation x world size",
+				Rationale:   "DeepSpeed rejects the config at start-up, after the job got its GPUs.",
+				Remediation: "Set train_batch_size to the product, or drop it and let it be derived.",
+			},
+			"GPU004": {Title: "fp16 where the GPU supports bf16", Rationale: "fp16 needs loss scaling; `bf16` does not (see *docs*)."},
+		},
 	}
+}
+
+// longMessage is too long for one line of text: text prints longSummary,
+// --verbose adds longDetails (finding.Split's result, held here so the
+// renderers' goldens do not depend on the split).
+const longMessage = "fp16 on a GPU with bf16 support (H100-80GB, compute capability 9.0); bf16 avoids loss scaling and its overflow skips at the same speed; assumes seq_len 2048 (set targets.seq_len)"
+
+const longSummary = "fp16 on a GPU with bf16 support"
+
+var longDetails = []string{
+	"H100-80GB, compute capability 9.0",
+	"bf16 avoids loss scaling and its overflow skips at the same speed",
+	"assumes seq_len 2048 (set targets.seq_len)",
 }
 
 // render runs the named renderer from Renderers over in.

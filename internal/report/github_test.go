@@ -89,7 +89,7 @@ func TestGitHubCommandsRoundTrip(t *testing.T) {
 		{"error", map[string]string{"file": dsPath, "line": "2", "col": "23", "endLine": "2", "endColumn": "24", "title": "train-batch-mismatch"},
 			"train_batch_size is 48 but 8 × 2 × 4 = 64\nfix: set train_batch_size to 64"},
 		{"notice", map[string]string{"file": dsPath, "line": "5", "col": "12", "endLine": "5", "endColumn": "26", "title": "fp16-where-bf16"},
-			"fp16 on a GPU with bf16 support; bf16 avoids loss scaling; assumes seq_len 2048 (set targets.seq_len)"},
+			longMessage},
 		{"warning", map[string]string{"file": k8sPath, "line": "4", "col": "9", "endLine": "4", "endColumn": "12", "title": "hostile-name"},
 			hostileMessage + "\nfix: rename to <x> & `y` @admin"},
 		{"warning", map[string]string{"file": k8sPath, "line": "10", "col": "46", "endLine": "10", "endColumn": "51", "title": "no-memory-headroom"},

@@ -8,6 +8,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/gpulint/gpulint/internal/edit"
 	"github.com/gpulint/gpulint/internal/finding"
@@ -86,7 +87,7 @@ func MarkdownBody(in Input, o MarkdownOptions) string {
 	rows := ruleRows(in.Findings)
 	b.WriteString("| Rule | Severity | Findings |\n| --- | --- | ---: |\n")
 	for i, r := range rows {
-		line := fmt.Sprintf("| %s | %s | %d |\n", ruleRef(r.rule, r.slug, r.doc), r.sev, r.n)
+		line := fmt.Sprintf("| %s | %s | %d |\n", ruleRef(r.rule, r.slug, r.doc, true), r.sev, r.n)
 		// The table may use at most half of the budget.
 		if o.MaxLen > 0 && b.Len()+len(line) > o.MaxLen/2 {
 			fmt.Fprintf(&b, "| %d more rules not shown | | |\n", len(rows)-i)
@@ -142,23 +143,23 @@ func ruleRows(fs []finding.Finding) []ruleRow {
 }
 
 // ruleRef renders "[ID](doc) slug", without the link when doc is not a
-// web URL.
-func ruleRef(rule, slug, doc string) string {
-	id := EscapeMarkdown(rule)
+// web URL; cell escapes it for a table cell.
+func ruleRef(rule, slug, doc string, cell bool) string {
+	id := escapeInline(rule, cell)
 	if u := safeURL(doc); u != "" {
 		id = "[" + id + "](" + u + ")"
 	}
 	if slug == "" {
 		return id
 	}
-	return id + " " + EscapeMarkdown(slug)
+	return id + " " + escapeInline(slug, cell)
 }
 
 // findingBlock renders one finding: a list item, its related locations
 // and a collapsed diff per fix.
 func findingBlock(in Input, f finding.Finding, o MarkdownOptions) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "- **%s** %s %s: %s\n", f.Severity, location(f.Range, o), ruleRef(f.Rule, f.Slug, f.DocURL), EscapeMarkdown(f.Message))
+	fmt.Fprintf(&b, "- **%s** %s %s: %s\n", f.Severity, location(f.Range, o), ruleRef(f.Rule, f.Slug, f.DocURL, false), EscapeMarkdown(f.Message))
 	for _, r := range f.Related {
 		msg := r.Message
 		if msg == "" {
@@ -176,6 +177,9 @@ func findingBlock(in Input, f finding.Finding, o MarkdownOptions) string {
 			parts = append(parts, fmt.Sprintf("%s %s (%s)", EscapeMarkdown(e.Name), EscapeMarkdown(e.Value), from))
 		}
 		fmt.Fprintf(&b, "  - evidence: %s\n", strings.Join(parts, "; "))
+	}
+	if f.Memory != nil {
+		b.WriteString(memoryChart(*f.Memory))
 	}
 	for _, fx := range f.Fixes {
 		label := "Fix"
@@ -280,26 +284,65 @@ func safeURL(s string) string {
 	return strings.NewReplacer("(", "%28", ")", "%29").Replace(out)
 }
 
-// EscapeMarkdown makes user-controlled text inert in GitHub-flavoured
-// Markdown: line breaks become spaces, control characters go, HTML
-// specials become entities, Markdown punctuation is backslash-escaped and
-// @-mentions are broken with a zero-width space.
+// EscapeMarkdown makes user-controlled text inert inside a line of
+// GitHub-flavoured Markdown (a list item's text, never the start of a
+// line), escaping only what Markdown would read there: line breaks become
+// spaces and control characters go; "<", ">" and an "&" that could start
+// an entity become entities; code, emphasis, strikethrough, link and math
+// punctuation is backslash-escaped ("_" only where it can open or close
+// emphasis, not inside a word such as max_num_seqs); "#" before a digit
+// is escaped so it is no issue reference; @-mentions are broken with a
+// zero-width space. Hyphens, plus signs, "!", "#" elsewhere and
+// parentheses stay as written: mid-line, Markdown reads them as text.
 func EscapeMarkdown(s string) string {
+	return escapeInline(s, false)
+}
+
+// EscapeTableCell is EscapeMarkdown for a table cell, where "|" ends the
+// cell and is escaped too.
+func EscapeTableCell(s string) string {
+	return escapeInline(s, true)
+}
+
+func escapeInline(s string, cell bool) string {
+	rs := []rune(s)
+	at := func(i int) rune {
+		if i < 0 || i >= len(rs) {
+			return ' '
+		}
+		return rs[i]
+	}
 	var b strings.Builder
-	for _, r := range s {
+	for i, r := range rs {
 		switch {
 		case r == '\r' || r == '\n' || r == '\t':
 			b.WriteByte(' ')
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 		case r == '&':
-			b.WriteString("&amp;")
+			if n := at(i + 1); n == '#' || unicode.IsLetter(n) || unicode.IsDigit(n) {
+				b.WriteString("&amp;")
+			} else {
+				b.WriteByte('&')
+			}
 		case r == '<':
 			b.WriteString("&lt;")
 		case r == '>':
 			b.WriteString("&gt;")
 		case r == '@':
 			b.WriteString("@\u200b")
-		case strings.ContainsRune("\\`*_{}[]()#+-!|~$", r):
+		case r == '_':
+			if wordRune(at(i-1)) && wordRune(at(i+1)) {
+				b.WriteByte('_')
+			} else {
+				b.WriteString("\\_")
+			}
+		case r == '#':
+			if unicode.IsDigit(at(i + 1)) {
+				b.WriteString("\\#")
+			} else {
+				b.WriteByte('#')
+			}
+		case r == '|' && cell, strings.ContainsRune("\\`*[]~$", r):
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		default:
@@ -308,6 +351,10 @@ func EscapeMarkdown(s string) string {
 	}
 	return b.String()
 }
+
+// wordRune reports whether r is a letter or digit, around which "_" does
+// not open or close emphasis.
+func wordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // EscapeHTML makes user-controlled text inert inside raw HTML such as a
 // <summary> element, where Markdown is not interpreted.
@@ -355,4 +402,45 @@ func CodeFence(content, info string) string {
 		content += "\n"
 	}
 	return fence + info + "\n" + content + fence + "\n"
+}
+
+// memoryChart renders a per-GPU memory estimate as a Mermaid pie chart,
+// which GitHub draws in comments and job summaries: one slice per part in
+// GiB and, when the estimate fits, the capacity left free. The title says
+// the total against the capacity. Names are reduced to characters Mermaid
+// reads as plain text.
+func memoryChart(m finding.Memory) string {
+	var c strings.Builder
+	title := fmt.Sprintf("Per-GPU memory: %s of %s", gibText(m.Total), gibText(m.Capacity))
+	if g := mermaidText(m.GPU); g != "" {
+		title += " on " + g
+	}
+	if m.Capacity > 0 && m.Total > m.Capacity {
+		title += ", over by " + gibText(m.Total-m.Capacity)
+	}
+	fmt.Fprintf(&c, "pie showData title %s\n", title)
+	for _, p := range m.Parts {
+		if p.Bytes <= 0 {
+			continue
+		}
+		fmt.Fprintf(&c, "    %q : %.1f\n", mermaidText(p.Name), float64(p.Bytes)/(1<<30))
+	}
+	if free := m.Capacity - m.Total; m.Capacity > 0 && free > 0 {
+		fmt.Fprintf(&c, "    %q : %.1f\n", "free", float64(free)/(1<<30))
+	}
+	return "\n" + CodeFence(c.String(), "mermaid")
+}
+
+func gibText(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
+
+// mermaidText keeps letters, digits, spaces and a few marks, so a name
+// cannot end a Mermaid statement or string.
+func mermaidText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(" .-_×/+", r) {
+			b.WriteRune(r)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }

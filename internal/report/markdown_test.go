@@ -13,12 +13,19 @@ import (
 func TestEscapeMarkdown(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"plain words 1.5", "plain words 1.5"},
-		{"<b>x</b> & y", "&lt;b&gt;x&lt;/b&gt; &amp; y"},
-		{"<!-- gpulint:comment -->", `&lt;\!\-\- gpulint:comment \-\-&gt;`},
-		{"*a* _b_ `c` ~d~", `\*a\* \_b\_ \` + "`" + `c\` + "`" + ` \~d\~`},
-		{"[x](http://e)", `\[x\]\(http://e\)`},
-		{"a | b", `a \| b`},
-		{"# h\n## h2", `\# h \#\# h2`},
+		// Mid-line, Markdown reads hyphens, plus signs, "!", "#" and
+		// parentheses as text: a rule slug stays as written.
+		{"fp32-where-bf16 2 + 3 - 1! (x) #tag", "fp32-where-bf16 2 + 3 - 1! (x) #tag"},
+		// "_" inside a word opens no emphasis; at a word's edge it may.
+		{"max_num_seqs _b_ x_ _y", `max_num_seqs \_b\_ x\_ \_y`},
+		{"<b>x</b> & y &amp; &#38;", "&lt;b&gt;x&lt;/b&gt; & y &amp;amp; &amp;\\#38;"},
+		{"<!-- gpulint:comment -->", "&lt;!-- gpulint:comment --&gt;"},
+		{"*a* `c` ~d~", `\*a\* \` + "`" + `c\` + "`" + ` \~d\~`},
+		{"[x](http://e)", `\[x\](http://e)`},
+		{"![img](http://e/i.png)", `!\[img\](http://e/i.png)`},
+		{"a | b", "a | b"},
+		{"# h\n## h2", "# h ## h2"},
+		{"see #12", `see \#12`},
 		{"cc @team", "cc @\u200bteam"},
 		{"$x$", `\$x\$`},
 		{"bell\x07 and\tc1\u0085", "bell and c1"},
@@ -28,6 +35,10 @@ func TestEscapeMarkdown(t *testing.T) {
 		if got := EscapeMarkdown(tc.in); got != tc.want {
 			t.Errorf("EscapeMarkdown(%q) = %q, want %q", tc.in, got, tc.want)
 		}
+	}
+	// In a table cell "|" ends the cell.
+	if got, want := EscapeTableCell("a | b-c"), `a \| b-c`; got != want {
+		t.Errorf("EscapeTableCell = %q, want %q", got, want)
 	}
 }
 
@@ -69,7 +80,7 @@ func TestMarkdownLinks(t *testing.T) {
 	in := sampleInput(t)
 	got := MarkdownBody(in, MarkdownOptions{Repo: "acme/train", SHA: "0123abc", ServerURL: "https://ghe.example.com/"})
 	for _, want := range []string{
-		"[configs/ds\\_config.json:2](https://ghe.example.com/acme/train/blob/0123abc/configs/ds_config.json#L2)",
+		"[configs/ds_config.json:2](https://ghe.example.com/acme/train/blob/0123abc/configs/ds_config.json#L2)",
 		"[k8s/vllm serve,prod.yaml:10](https://ghe.example.com/acme/train/blob/0123abc/k8s/vllm%20serve%2Cprod.yaml#L10)",
 		"  - [k8s/vllm serve,prod.yaml:13](https://ghe.example.com/acme/train/blob/0123abc/k8s/vllm%20serve%2Cprod.yaml#L13): 2 GPUs requested here",
 	} {
@@ -167,5 +178,20 @@ func TestMarkdownBudget(t *testing.T) {
 				t.Error("user text is not escaped")
 			}
 		})
+	}
+}
+
+// TestMemoryChart holds the Mermaid chart's title for an estimate over
+// capacity (no free slice) and the reduction of names to plain text, so
+// a GPU or part name cannot end the chart's statement or string.
+func TestMemoryChart(t *testing.T) {
+	got := memoryChart(finding.Memory{
+		GPU: "L4\"\n```x", Total: 30 << 30, Capacity: 22 << 30,
+		Parts: []finding.Part{{Name: "weights\"", Bytes: 26 << 30}, {Name: "kv", Bytes: 0}, {Name: "overhead", Bytes: 4 << 30}},
+	})
+	want := "\n```mermaid\npie showData title Per-GPU memory: 30.0 GiB of 22.0 GiB on L4x, over by 8.0 GiB\n" +
+		"    \"weights\" : 26.0\n    \"overhead\" : 4.0\n```\n"
+	if got != want {
+		t.Errorf("memoryChart:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -3,6 +3,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -59,8 +60,21 @@ type Input struct {
 	Sources map[string][]byte
 	// ToolVersion is gpulint's version, for formats that record it.
 	ToolVersion string
+	// Rules holds the catalog's text for each rule id, for formats that
+	// describe the rules they report (SARIF).
+	Rules map[string]RuleDoc
+	// Category names the kind of run for SARIF automationDetails
+	// ("lint" when empty).
+	Category string
 	// Skipped are the files not checked, with the reason.
 	Skipped []Skip
+}
+
+// RuleDoc is what the catalog says about a rule.
+type RuleDoc struct {
+	Title       string
+	Rationale   string
+	Remediation string
 }
 
 // Options tune a renderer's output.
@@ -68,6 +82,9 @@ type Options struct {
 	Color bool
 	// ShowFixes prints each fix under its finding.
 	ShowFixes bool
+	// Verbose prints, under a finding whose message was too long for one
+	// line, the details its summary leaves out.
+	Verbose bool
 }
 
 // Renderer writes results in one format.
@@ -115,7 +132,8 @@ func sevColor(s finding.Severity) string {
 }
 
 // Text renders `path:line:col: severity slug: message` lines, each fix
-// under its finding, and a summary line.
+// under its finding, and a summary line. A message too long for one line
+// prints as its summary; Verbose adds its details on indented lines.
 func Text(w io.Writer, in Input, opts Options) error {
 	var b strings.Builder
 	paint := func(code, s string) string {
@@ -127,7 +145,12 @@ func Text(w io.Writer, in Input, opts Options) error {
 	for _, f := range in.Findings {
 		fmt.Fprintf(&b, "%s:%d:%d: %s %s: %s\n",
 			f.Range.File, f.Range.Start.Line, f.Range.Start.Col,
-			paint(sevColor(f.Severity), f.Severity.String()), paint(ansiBold, f.Slug), sanitize(f.Message))
+			paint(sevColor(f.Severity), f.Severity.String()), paint(ansiBold, f.Slug), sanitize(cmp.Or(f.Summary, f.Message)))
+		if opts.Verbose && f.Summary != "" {
+			for _, d := range f.Details {
+				fmt.Fprintf(&b, "      %s\n", sanitize(d))
+			}
+		}
 		for _, rel := range f.Related {
 			msg := rel.Message
 			if msg == "" {
@@ -211,6 +234,12 @@ type jsonFinding struct {
 	// Evidence lists the inputs a memory, fit, batch or precision verdict
 	// rests on (additive to version 1).
 	Evidence []jsonInput `json:"evidence,omitempty"`
+	// Summary and Details split a message too long for one line (additive
+	// to version 1); Memory is the per-GPU estimate a memory verdict rests
+	// on, in bytes.
+	Summary string          `json:"summary,omitempty"`
+	Details []string        `json:"details,omitempty"`
+	Memory  *finding.Memory `json:"memory,omitempty"`
 }
 
 // jsonInput is one input of a verdict: name, value, source (file, flag,
@@ -260,6 +289,7 @@ func JSON(w io.Writer, in Input, _ Options) error {
 			File: f.Range.File, Line: f.Range.Start.Line, Column: f.Range.Start.Col,
 			EndLine: f.Range.End.Line, EndColumn: f.Range.End.Col,
 			Path: finding.PathString(f.Path), DocURL: f.DocURL,
+			Summary: f.Summary, Details: f.Details, Memory: f.Memory,
 		}
 		for _, r := range f.Related {
 			jf.Related = append(jf.Related, jsonRelated{File: r.Range.File, Line: r.Range.Start.Line, Column: r.Range.Start.Col, Message: r.Message})

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -43,6 +44,13 @@ type sarifRun struct {
 	// lines at "\n", so "\r\n" ends a line and a lone "\r" does not.
 	NewlineSequences []string      `json:"newlineSequences"`
 	Results          []sarifResult `json:"results"`
+	// AutomationDetails names the run's category (SARIF 2.1.0 §3.17),
+	// which GitHub code scanning uses to keep one analysis per category.
+	AutomationDetails sarifAutomation `json:"automationDetails"`
+}
+
+type sarifAutomation struct {
+	ID string `json:"id"`
 }
 
 type sarifTool struct {
@@ -61,12 +69,21 @@ type sarifRule struct {
 	ID                   string      `json:"id"`
 	Name                 string      `json:"name,omitempty"`
 	ShortDescription     sarifText   `json:"shortDescription"`
+	FullDescription      *sarifText  `json:"fullDescription,omitempty"`
+	Help                 *sarifHelp  `json:"help,omitempty"`
 	HelpURI              string      `json:"helpUri,omitempty"`
 	DefaultConfiguration sarifConfig `json:"defaultConfiguration"`
 }
 
 type sarifText struct {
 	Text string `json:"text"`
+}
+
+// sarifHelp is a rule's help as plain text and as Markdown (SARIF
+// 2.1.0 §3.12).
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
 }
 
 type sarifConfig struct {
@@ -142,6 +159,8 @@ func SARIF(w io.Writer, in Input, _ Options) error {
 		ColumnKind:       "unicodeCodePoints",
 		NewlineSequences: []string{"\r\n", "\n"},
 		Results:          []sarifResult{},
+		// A trailing "/" makes the whole id the category, with no run id.
+		AutomationDetails: sarifAutomation{ID: "gpulint/" + cmp.Or(in.Category, "lint") + "/"},
 	}
 	ruleIndex := map[string]int{}
 	for _, f := range in.Findings {
@@ -149,13 +168,7 @@ func SARIF(w io.Writer, in Input, _ Options) error {
 			continue
 		}
 		ruleIndex[f.Rule] = -1
-		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{
-			ID:                   f.Rule,
-			Name:                 f.Slug,
-			ShortDescription:     sarifText{Text: ruleDescription(f)},
-			HelpURI:              safeURL(f.DocURL),
-			DefaultConfiguration: sarifConfig{Level: sarifLevel(f.Severity)},
-		})
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRuleOf(f, in.Rules[f.Rule]))
 	}
 	slices.SortFunc(run.Tool.Driver.Rules, func(a, b sarifRule) int { return strings.Compare(a.ID, b.ID) })
 	for i, r := range run.Tool.Driver.Rules {
@@ -209,8 +222,43 @@ func SARIF(w io.Writer, in Input, _ Options) error {
 	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
 }
 
-// ruleDescription is the rule's short description. Findings do not carry
-// rule titles, so it is built from the slug.
+// sarifRuleOf describes a rule from the catalog's text: its title, its
+// rationale as the full description, help that says what to change and
+// why, and its doc anchor. The catalog's text is Markdown already (the
+// rule reference in docs/rules.md prints it as written), so help.markdown
+// carries it unescaped. A rule the catalog text does not cover is
+// described by its slug.
+func sarifRuleOf(f finding.Finding, doc RuleDoc) sarifRule {
+	r := sarifRule{
+		ID:                   f.Rule,
+		Name:                 f.Slug,
+		ShortDescription:     sarifText{Text: cmp.Or(doc.Title, ruleDescription(f))},
+		HelpURI:              safeURL(f.DocURL),
+		DefaultConfiguration: sarifConfig{Level: sarifLevel(f.Severity)},
+	}
+	if doc.Rationale != "" {
+		r.FullDescription = &sarifText{Text: doc.Rationale}
+	}
+	var text, md []string
+	if doc.Remediation != "" {
+		text = append(text, doc.Remediation)
+		md = append(md, "**Remediation.** "+doc.Remediation)
+	}
+	if doc.Rationale != "" {
+		text = append(text, doc.Rationale)
+		md = append(md, doc.Rationale)
+	}
+	if r.HelpURI != "" && len(md) > 0 {
+		md = append(md, "[Rule reference]("+r.HelpURI+")")
+	}
+	if len(text) > 0 {
+		r.Help = &sarifHelp{Text: strings.Join(text, "\n\n"), Markdown: strings.Join(md, "\n\n")}
+	}
+	return r
+}
+
+// ruleDescription is a rule's short description built from its slug, for
+// a rule the catalog text does not cover.
 func ruleDescription(f finding.Finding) string {
 	if f.Slug == "" {
 		return f.Rule

@@ -1,0 +1,24 @@
+# METADATA
+# title: A flag or project target disagrees with what the file states
+# description: Reported by the pipeline when it resolves a file's target, not by a Rego body.
+# custom:
+#   id: TARGET001
+#   slug: target-stated-in-file
+#   severity: warning
+#   rationale: >-
+#     --gpu, --gpus, --model and the project file's targets are defaults for
+#     what a file does not state. A Kubernetes manifest that selects its
+#     nodes' GPU by label, requests its GPU count, or names the model its
+#     container serves states what the workload really gets, so gpulint
+#     checks and tunes that file against its own values; a default that
+#     disagrees was meant for other files, or one of the two is stale.
+#     Sizing a 70B server that requests 2 GPUs for another model or 1 GPU
+#     would write a configuration that cannot start.
+#   remediation: >-
+#     Make the flag or the project target agree with the file, narrow the
+#     target's paths so it does not cover this file, or change the file if
+#     it is the one that is wrong.
+#   kinds: ["*"]
+#   since: 0.1.0
+#   fixable: false
+package gpulint.rules.target001
