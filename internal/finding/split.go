@@ -37,7 +37,29 @@ func Split(msg string) (summary string, details []string) {
 	if tail != "" {
 		details = append(details, tail)
 	}
-	return summary, append(details, clauses[1:]...)
+	return summary + qualifiers(clauses[1:]), append(details, clauses[1:]...)
+}
+
+// qualifiers keeps in the summary, in short, the clauses that qualify the
+// verdict rather than explain it: what it assumes ("assumes seq_len 2048,
+// method full", without how to state them) and that a fix is withheld. A
+// reader of one line must see that a verdict rests on a guess (STYLE.md
+// §5); how to settle it stays in the details.
+func qualifiers(clauses []string) string {
+	var b strings.Builder
+	for _, c := range clauses {
+		if !strings.HasPrefix(c, "assumes ") && !strings.HasPrefix(c, "no fix until ") {
+			continue
+		}
+		c, _ = dropAsides(c)
+		c = strings.ReplaceAll(c, " ,", ",")
+		if i := strings.Index(c, ": "); i > 0 {
+			c = c[:i]
+		}
+		b.WriteString("; ")
+		b.WriteString(c)
+	}
+	return b.String()
 }
 
 // separators returns the offsets of the ": " and ", " outside parentheses

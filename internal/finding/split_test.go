@@ -29,8 +29,17 @@ func TestSplit(t *testing.T) {
 		{
 			name:        "a semicolon inside parentheses does not split",
 			msg:         "needs 90 GiB (a; b) on H100" + strings.Repeat(" and more", 12) + "; assumes seq_len 2048 (set targets.seq_len)",
-			wantSummary: "needs 90 GiB on H100" + strings.Repeat(" and more", 12),
+			wantSummary: "needs 90 GiB on H100" + strings.Repeat(" and more", 12) + "; assumes seq_len 2048",
 			wantDetails: []string{"a; b", "assumes seq_len 2048 (set targets.seq_len)"},
+		},
+		{
+			name: "what the verdict assumes and a withheld fix stay in the summary, in short",
+			msg: "holds a micro batch of 2 for this model (weights 2.8 GiB + activations 15.3 GiB); accumulation runs serially; " +
+				"assumes seq_len 2048 (set targets.seq_len), method full (set targets.method: full, lora or qlora); no fix until the sequence length is known",
+			wantSummary: "holds a micro batch of 2 for this model; assumes seq_len 2048, method full; no fix until the sequence length is known",
+			wantDetails: []string{"weights 2.8 GiB + activations 15.3 GiB", "accumulation runs serially",
+				"assumes seq_len 2048 (set targets.seq_len), method full (set targets.method: full, lora or qlora)",
+				"no fix until the sequence length is known"},
 		},
 		{
 			name:        "a first clause too long is cut at a word",
@@ -48,7 +57,8 @@ func TestSplit(t *testing.T) {
 			if diff := cmp.Diff(tc.wantDetails, d); diff != "" {
 				t.Errorf("details (-want +got):\n%s", diff)
 			}
-			if n := utf8.RuneCountInString(s); n > LineWidth {
+			body, _, _ := strings.Cut(s, "; assumes ") // the qualifiers ride along
+			if n := utf8.RuneCountInString(body); n > LineWidth {
 				t.Errorf("summary has %d runes, more than %d", n, LineWidth)
 			}
 		})
@@ -59,7 +69,7 @@ func TestSplitAtColonOrComma(t *testing.T) {
 	parts := strings.Repeat("part 1.0 GiB + ", 4) + "overhead 2.0 GiB"
 	msg := "estimated 90.0 GiB per GPU exceeds L4's 22.0 GiB: " + parts + ", far over what any setting of its inputs would allow; assumes seq_len 2048"
 	s, d := Split(msg)
-	if want := "estimated 90.0 GiB per GPU exceeds L4's 22.0 GiB: " + parts; s != want {
+	if want := "estimated 90.0 GiB per GPU exceeds L4's 22.0 GiB: " + parts + "; assumes seq_len 2048"; s != want {
 		t.Errorf("summary = %q, want %q", s, want)
 	}
 	if diff := cmp.Diff([]string{"far over what any setting of its inputs would allow", "assumes seq_len 2048"}, d); diff != "" {
@@ -67,7 +77,7 @@ func TestSplitAtColonOrComma(t *testing.T) {
 	}
 	msg = "estimated 90.0 GiB per GPU exceeds L4's 22.0 GiB: " + parts + " " + parts + "; assumes seq_len 2048"
 	s, d = Split(msg)
-	if want := "estimated 90.0 GiB per GPU exceeds L4's 22.0 GiB"; s != want {
+	if want := "estimated 90.0 GiB per GPU exceeds L4's 22.0 GiB; assumes seq_len 2048"; s != want {
 		t.Errorf("summary = %q, want %q", s, want)
 	}
 	if diff := cmp.Diff([]string{parts + " " + parts, "assumes seq_len 2048"}, d); diff != "" {

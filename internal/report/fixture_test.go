@@ -151,7 +151,7 @@ func sampleInput(t testing.TB) Input {
 // renderers' goldens do not depend on the split).
 const longMessage = "fp16 on a GPU with bf16 support (H100-80GB, compute capability 9.0); bf16 avoids loss scaling and its overflow skips at the same speed; assumes seq_len 2048 (set targets.seq_len)"
 
-const longSummary = "fp16 on a GPU with bf16 support"
+const longSummary = "fp16 on a GPU with bf16 support; assumes seq_len 2048"
 
 var longDetails = []string{
 	"H100-80GB, compute capability 9.0",
