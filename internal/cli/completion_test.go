@@ -56,7 +56,7 @@ func TestCompletion(t *testing.T) {
 		{"estimate workloads", []string{"estimate", "--workload", "q"}, []string{"qlora"}, true, nil, noFileComp},
 		{"fail-on levels", []string{"lint", "--fail-on", "w"}, []string{"warning"}, true, nil, noFileComp},
 		{"color modes", []string{"fix", "--color", ""}, []string{"auto", "always", "never"}, true, nil, noFileComp},
-		{"rule ids", []string{"explain", "DS00"}, []string{"DS001", "DS002", "DS003", "DS004"}, true, nil, noFileComp},
+		{"rule ids", []string{"explain", "DS00"}, []string{"DS001", "DS002", "DS003", "DS004", "DS005"}, true, nil, noFileComp},
 		{"rule slugs", []string{"explain", "fp32"}, []string{"fp32-where-bf16"}, true, nil, noFileComp},
 		{"rule ids, lower case", []string{"explain", "gpu00"}, []string{"GPU001", "GPU002"}, false, nil, noFileComp},
 		{"explain takes one rule", []string{"explain", "DS001", ""}, nil, true, nil, noFileComp},

@@ -161,7 +161,7 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *config.Project
 				s.launcher = la
 			}
 		}
-		if kind == source.KindFinetune {
+		if kind == source.KindFinetune || kind == source.KindAccelerate {
 			l.recipeDeepSpeed(s)
 		}
 		if kind == source.KindDeepSpeed || kind == source.KindAccelerate || kind == source.KindFinetune {

@@ -64,6 +64,9 @@ func (s *subject) locateRelated(rel check.RelatedPath) finding.Range {
 	if rel.Ref == refDeepSpeed && s.deepspeed != nil {
 		return s.deepspeed.locate(rel.Path)
 	}
+	if rel.Ref == refDeepSpeedLenient && s.deepspeed != nil {
+		return s.deepspeed.locateLenient(rel.Path)
+	}
 	return s.locate(rel.Path)
 }
 
