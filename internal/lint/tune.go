@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulint/gpulint/internal/check"
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/tuner"
 )
@@ -164,6 +165,8 @@ func tunePatch(s *subject, c tuner.Choice) (path []any, value any, ok bool) {
 			return nil, nil, false // the DeepSpeed file holds these
 		}
 		switch c.Setting {
+		case tuner.SettingFSDPSharding, tuner.SettingFSDPOffload:
+			return normalize.AccelerateFSDPPatch(s.work, c)
 		case tuner.SettingZeroStage:
 			n, ok := num(c.To)
 			return []any{"deepspeed_config", "zero_stage"}, n, ok && s.work.Paths["zero.stage"] != nil
