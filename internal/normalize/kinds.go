@@ -313,12 +313,15 @@ func accelerateFSDP(w *Workload, doc any) {
 // takes the strategy name in fsdp_sharding_strategy where the file
 // already uses that deprecated key, else in fsdp_reshard_after_forward;
 // offload is fsdp_offload_params. ok is false for a choice the file's FSDP
-// version cannot hold.
+// version cannot hold. Activation checkpointing is
+// fsdp_activation_checkpointing.
 func AccelerateFSDPPatch(w *Workload, c tuner.Choice) (path []any, value any, ok bool) {
 	if _, fsdp := w.Get("fsdp.sharding"); !fsdp {
 		return nil, nil, false
 	}
 	switch c.Setting {
+	case tuner.SettingCheckpointing:
+		return []any{"fsdp_config", "fsdp_activation_checkpointing"}, c.To == "on", c.To == "on" || c.To == "off"
 	case tuner.SettingFSDPOffload:
 		return []any{"fsdp_config", "fsdp_offload_params"}, c.To == "on", c.To == "on" || c.To == "off"
 	case tuner.SettingFSDPSharding:
