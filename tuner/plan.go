@@ -26,6 +26,12 @@ const (
 	SettingMaxModelLen          = "max_model_len"
 	SettingMaxNumSeqs           = "max_num_seqs"
 	SettingMIGProfile           = "mig_profile"
+	// SettingFSDPSharding and SettingFSDPOffload replace zero_stage and the
+	// two offload settings when the workload shards with FSDP
+	// (Workload.Sharding): a strategy name (NO_SHARD, SHARD_GRAD_OP,
+	// FULL_SHARD, HYBRID_SHARD, _HYBRID_SHARD_ZERO2) and CPU offload on/off.
+	SettingFSDPSharding = "fsdp_sharding"
+	SettingFSDPOffload  = "fsdp_offload"
 )
 
 // Headroom bounds for PlanRequest.Headroom. The default leaves 15 % of a

@@ -11,9 +11,35 @@ import (
 type trainCand struct {
 	stage            int
 	offOpt, offParam bool
+	fsdp             bool // an FSDP strategy (fsdpCandidates), named as FSDP names it
+	hybrid           bool // FSDP hybrid sharding (within a node)
+}
+
+// FSDPStrategy is the torch.distributed.fsdp ShardingStrategy name of a
+// ZeRO-like stage: 0 NO_SHARD, 2 SHARD_GRAD_OP, 3 FULL_SHARD, and with
+// hybrid sharding _HYBRID_SHARD_ZERO2 and HYBRID_SHARD.
+func FSDPStrategy(stage int, hybrid bool) string {
+	switch {
+	case stage == 0:
+		return "NO_SHARD"
+	case stage <= 2 && hybrid:
+		return "_HYBRID_SHARD_ZERO2"
+	case stage <= 2:
+		return "SHARD_GRAD_OP"
+	case hybrid:
+		return "HYBRID_SHARD"
+	}
+	return "FULL_SHARD"
 }
 
 func (c trainCand) String() string {
+	if c.fsdp {
+		s := "FSDP " + FSDPStrategy(c.stage, c.hybrid)
+		if c.offParam {
+			s += " with CPU offload"
+		}
+		return s
+	}
 	s := "ZeRO-" + strconv.Itoa(c.stage)
 	switch {
 	case c.offOpt && c.offParam:
@@ -39,6 +65,29 @@ func trainCandidates(dp int) []trainCand {
 	}
 	return []trainCand{{stage: 0}, {stage: 1}, {stage: 2}, {stage: 3},
 		{stage: 2, offOpt: true}, {stage: 3, offOpt: true}, {stage: 3, offOpt: true, offParam: true}}
+}
+
+// fsdpCandidates lists the FSDP configurations the framework supports, from
+// the least to the most communication: FSDP1's ShardingStrategy NO_SHARD,
+// SHARD_GRAD_OP and FULL_SHARD (or the hybrid pair within a node), then
+// FULL_SHARD with CPUOffload(offload_params=True), which offloads
+// parameters, gradients and the optimizer step together. FSDP2
+// (fully_shard) has only reshard_after_forward false (SHARD_GRAD_OP-like)
+// and true (FULL_SHARD-like), no NO_SHARD (accelerate.md §4). On one rank
+// sharding saves nothing, so only the lowest strategy and offload remain.
+func fsdpCandidates(dp int, s Sharding, hybrid bool) []trainCand {
+	low := 0
+	if s == FSDP2 {
+		low = 2
+	}
+	var out []trainCand
+	for _, st := range []int{0, 2, 3} {
+		if st < low || (dp == 1 && st > low) {
+			continue
+		}
+		out = append(out, trainCand{stage: st, fsdp: true, hybrid: hybrid})
+	}
+	return append(out, trainCand{stage: 3, offOpt: true, offParam: true, fsdp: true, hybrid: hybrid})
 }
 
 // trainPlanner evaluates training configurations on one target.
@@ -229,6 +278,10 @@ func planTraining(req PlanRequest, headroom float64) (Plan, error) {
 		floor, ckptOK = min(curMB, tp.maxMB), cur.Checkpointing
 	}
 	cands := trainCandidates(dp)
+	fsdp := cur.Sharding.IsFSDP()
+	if fsdp {
+		cands = fsdpCandidates(dp, cur.Sharding, cur.HybridShard)
+	}
 	var rejected []string
 	search := func() (int, int64, bool) {
 		rejected = rejected[:0]
@@ -285,15 +338,24 @@ func planTraining(req PlanRequest, headroom float64) (Plan, error) {
 	p.Fits = fits && p.Need <= p.Limit
 
 	stageWhy := tp.stageReason(c, fits, stageNeed, floor, stageCkpt, ckptOK, rejected, headroom)
-	p.Choices = []Choice{
-		{SettingPrecision, string(curPrec), string(prec), precWhy},
+	sharding := []Choice{
 		{SettingZeroStage, strconv.Itoa(cur.ZeroStage), strconv.Itoa(c.stage), stageWhy},
 		{SettingOffloadOptimizer, deviceString(cur.OffloadOptimizer), string(w.OffloadOptimizer), tp.offloadReason(c, false, stageNeed, est)},
 		{SettingOffloadParam, deviceString(cur.OffloadParam), string(w.OffloadParam), tp.offloadReason(c, true, stageNeed, est)},
+	}
+	if fsdp {
+		curOff := deviceString(cur.OffloadParam) != string(NoOffload) || deviceString(cur.OffloadOptimizer) != string(NoOffload)
+		sharding = []Choice{
+			{SettingFSDPSharding, FSDPStrategy(cur.ZeroStage, cur.HybridShard), FSDPStrategy(c.stage, c.hybrid), stageWhy},
+			{SettingFSDPOffload, onOff(curOff), onOff(c.offParam), tp.offloadReason(c, true, stageNeed, est)},
+		}
+	}
+	p.Choices = append([]Choice{{SettingPrecision, string(curPrec), string(prec), precWhy}}, sharding...)
+	p.Choices = append(p.Choices, []Choice{
 		{SettingMicroBatch, strconv.Itoa(curMB), strconv.Itoa(bp.micro), microWhy},
 		{SettingGradAccumulation, strconv.Itoa(tp.ga), strconv.Itoa(bp.accum), tp.accumReason(bp)},
 		{SettingCheckpointing, onOff(cur.Checkpointing), onOff(ckpt), ckptWhy},
-	}
+	}...)
 	p.Verdict = tp.verdict(p, c, headroom)
 	return p, nil
 }
@@ -377,7 +439,10 @@ func (tp *trainPlanner) accumReason(bp batchPick) string {
 
 func (tp *trainPlanner) stageReason(c trainCand, fits bool, need int64, floor int, ckpt, ckptOK bool, rejected []string, headroom float64) string {
 	var single string
-	if tp.dp == 1 {
+	switch {
+	case tp.dp == 1 && c.fsdp:
+		single = "one data-parallel rank: FSDP shards over data-parallel ranks, so sharding alone saves nothing; only CPU offload frees GPU memory"
+	case tp.dp == 1:
 		single = "one data-parallel rank: ZeRO partitions over data-parallel ranks, so stages 1-3 alone save nothing; DeepSpeed offloads the optimizer only at stage 1 or higher (stage 2 is its ZeRO-Offload setup) and parameters only at stage 3"
 	}
 	at := fmt.Sprintf("micro batch %d", floor)
@@ -396,7 +461,7 @@ func (tp *trainPlanner) stageReason(c trainCand, fits bool, need int64, floor in
 			c, gibs(need), limitPhrase(tp.limit, tp.target.Capacity, headroom)), single)
 	}
 	head := fmt.Sprintf("%s fits: %s of %s at %s", c, gibs(need), limitPhrase(tp.limit, tp.target.Capacity, headroom), at)
-	if c.stage == 0 && !c.offOpt {
+	if !c.offOpt && (c.stage == 0 || (c.fsdp && tp.base.Sharding == FSDP2 && c.stage == 2)) {
 		return joinReasons(head, "higher stages would only add communication", single)
 	}
 	return joinReasons(head, lower, single)
@@ -408,6 +473,15 @@ func (tp *trainPlanner) offloadReason(c trainCand, param bool, need int64, e Est
 		host = fmt.Sprintf("host RAM ≈ %s GiB per node (DeepSpeed's estimator)", gibs(e.Host))
 	}
 	at := fmt.Sprintf("%s needs %s of %s GiB", c, gibs(need), gibs(tp.limit))
+	if c.fsdp {
+		if e.Host > 0 {
+			host = fmt.Sprintf("host RAM ≈ %s GiB per node for the offloaded parameters, gradients and optimizer states", gibs(e.Host))
+		}
+		if !c.offParam {
+			return fmt.Sprintf("not needed: %s with the model states on the GPU", at)
+		}
+		return joinReasons("no FSDP sharding strategy fits on the GPU; CPUOffload(offload_params=True) moves parameters and gradients to the CPU and runs the optimizer step there, with full sharding", at, host)
+	}
 	switch {
 	case !param && !c.offOpt:
 		return fmt.Sprintf("not needed: %s with the optimizer on the GPU", at)

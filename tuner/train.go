@@ -121,7 +121,7 @@ func loraParams(m *Model, rank int, targets []string) int64 {
 func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 	P := m.Params()
 	shard := int64(r.modelShard)
-	n := float64(r.DataParallel)
+	n := float64(r.shardDegree)
 	stage := r.ZeroStage
 	largest := m.LargestLayerParams()
 
@@ -178,7 +178,12 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 		// autocast caches 16-bit copies of the weights for the forward pass.
 		weights += 2 * tp
 	}
-	if r.OffloadOptimizer != NoOffload {
+	if r.Sharding.IsFSDP() && stage < 3 && r.OffloadParam != NoOffload {
+		// Our model offloads under FSDP only with full sharding, the
+		// configuration the planner proposes; elsewhere the states are
+		// counted on the GPU, an upper bound.
+		e.Notes = append(e.Notes, "FSDP CPU offload is modelled only with full sharding; counted on the GPU")
+	} else if r.OffloadOptimizer != NoOffload {
 		if stage == 0 {
 			e.Notes = append(e.Notes, "offload_optimizer needs ZeRO stage ≥ 1; ignored at stage 0")
 		} else {
@@ -189,7 +194,7 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 			}
 		}
 	}
-	if r.OffloadParam != NoOffload {
+	if r.OffloadParam != NoOffload && !(r.Sharding.IsFSDP() && stage < 3) {
 		if stage == 3 {
 			weights = live
 		} else {
@@ -228,13 +233,19 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 	case r.world > 1:
 		e.addOverhead("NCCL buffers", ncclBytes)
 	}
-	if r.DataParallel > 1 && stage == 0 {
+	if r.DataParallel > 1 && stage == 0 && !r.Sharding.IsFSDP() {
 		// PyTorch DDP copies gradients into all-reduce buckets unless
 		// gradient_as_bucket_view=True ("the saved memory size will be equal
 		// to the total gradients size", torch.nn.parallel.DistributedDataParallel docs).
 		e.addOverhead("DDP gradient buckets", int64(sb.grad*tp))
 	}
-	if r.DataParallel > 1 && stage >= 1 {
+	if r.Sharding.IsFSDP() {
+		if r.shardDegree > 1 && stage == 3 {
+			// FSDP prefetches the next unit's parameters during backward
+			// (BACKWARD_PRE, the default): a second gathered layer.
+			e.addOverhead("FSDP prefetch of the next unit's parameters", int64(live))
+		}
+	} else if r.DataParallel > 1 && stage >= 1 {
 		e.addOverhead("ZeRO reduce bucket (reduce_bucket_size 5e8)", 2*min(zeroReduceBucketElems, trainable))
 		if stage == 3 {
 			e.addOverhead("ZeRO-3 prefetch bucket (5e7)", 2*min(zeroPrefetchBucketElems, P/shard))
@@ -281,13 +292,16 @@ func stepTemporaries(r resolved, trainable float64) float64 {
 		elem = 2
 	}
 	if r.ZeroStage >= 1 {
-		trainable /= float64(r.DataParallel)
+		trainable /= float64(r.shardDegree)
 	}
 	return elem * trainable
 }
 
 // hostBytes is CPU RAM per node from DeepSpeed's estimators (memory-model.md §2.1-2.2).
 func hostBytes(e *Estimate, m *Model, r resolved) int64 {
+	if r.Sharding.IsFSDP() {
+		return fsdpHostBytes(e, m, r)
+	}
 	if r.ZeroStage == 0 && r.OffloadOptimizer == NoOffload {
 		return 0
 	}
@@ -308,4 +322,25 @@ func hostBytes(e *Estimate, m *Model, r resolved) int64 {
 	}
 	_, cpu := DeepSpeedZero2Estimate(P, gpn, nodes, offOpt, deepSpeedBufferFactor)
 	return cpu
+}
+
+// fsdpHostBytes is the host memory per node of FSDP's CPU offload: each of
+// the node's ranks keeps its shard of the parameters, gradients and
+// optimizer states in CPU RAM (torch.distributed.fsdp CPUOffload; the
+// optimizer step runs there), in the regime's bytes per parameter. Without
+// offload FSDP keeps nothing on the host beyond loading (not modelled).
+func fsdpHostBytes(e *Estimate, m *Model, r resolved) int64 {
+	if r.OffloadParam == NoOffload || r.ZeroStage < 3 {
+		return 0
+	}
+	P := m.Params()
+	sb := trainStateBytes(r.Precision, r.Optimizer, factoredFraction(m))
+	if r.Kind != Train {
+		P = loraParams(m, r.LoRARank, r.targets)
+		sb = adapterStateBytes(r.Precision, r.Optimizer)
+		e.Notes = append(e.Notes, "host memory covers the adapters' states only")
+	}
+	ranks := min(r.GPUsPerNode, r.world)
+	perRank := float64(P) / float64(r.modelShard) / float64(r.shardDegree)
+	return int64((sb.weight + sb.grad + sb.optimizer) * perRank * float64(ranks))
 }

@@ -99,6 +99,19 @@ const (
 	NVMe      Device = "nvme"
 )
 
+// Sharding is the framework that partitions model states over data-parallel ranks.
+type Sharding string
+
+// Sharding frameworks.
+const (
+	ZeRO  Sharding = "zero"  // DeepSpeed ZeRO stages (default)
+	FSDP1 Sharding = "fsdp"  // torch.distributed.fsdp.FullyShardedDataParallel (ShardingStrategy)
+	FSDP2 Sharding = "fsdp2" // torch.distributed.fsdp.fully_shard (reshard_after_forward bool; no NO_SHARD)
+)
+
+// IsFSDP reports whether s is either FSDP version.
+func (s Sharding) IsFSDP() bool { return s == FSDP1 || s == FSDP2 }
+
 // AttentionImpl selects the attention kernel, which decides whether the s×s
 // score matrices are stored for backward.
 type AttentionImpl string
@@ -132,6 +145,20 @@ type Workload struct {
 	ZeroStage        int
 	OffloadOptimizer Device // default none
 	OffloadParam     Device // default none; needs ZeRO-3
+
+	// Sharding names the framework that partitions the model states:
+	// DeepSpeed ZeRO (the default) or PyTorch FSDP, whose strategies map
+	// onto ZeroStage (ShardingStrategy NO_SHARD 0, SHARD_GRAD_OP 2,
+	// FULL_SHARD 3; FSDP2's reshard_after_forward false 2, true 3). Under
+	// FSDP, OffloadParam CPU at stage 3 is CPUOffload(offload_params=True),
+	// which keeps parameters and gradients in host memory and runs the
+	// optimizer step there: set OffloadOptimizer CPU with it. The planner
+	// proposes only what the framework supports (fsdpCandidates).
+	Sharding Sharding
+	// HybridShard partitions within a node and replicates across nodes
+	// (FSDP HYBRID_SHARD, _HYBRID_SHARD_ZERO2): the partitioning degree is
+	// min(DataParallel, GPUsPerNode).
+	HybridShard bool
 
 	// Parallel degrees; default 1. GPUsPerNode defaults to min(world size, 8).
 	DataParallel, TensorParallel, PipelineParallel int
@@ -183,7 +210,10 @@ type resolved struct {
 	Workload
 	world      int
 	modelShard int // TP × PP
-	targets    []string
+	// shardDegree is the number of ranks ZeRO or FSDP partition over:
+	// DataParallel, or the ranks of a node under HybridShard.
+	shardDegree int
+	targets     []string
 }
 
 var kindSet = map[WorkloadKind]bool{Train: true, LoRA: true, QLoRA: true, Inference: true, Serve: true}
@@ -292,6 +322,33 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 	}
 	if r.ZeroStage < 0 || r.ZeroStage > 3 {
 		errs = append(errs, fmt.Errorf("zero stage %d is not 0-3", r.ZeroStage))
+	}
+	if r.Sharding == "" {
+		r.Sharding = ZeRO
+	}
+	switch r.Sharding {
+	case ZeRO, FSDP1, FSDP2:
+	default:
+		errs = append(errs, fmt.Errorf("unknown sharding framework %q (want zero, fsdp or fsdp2)", r.Sharding))
+	}
+	if r.Sharding.IsFSDP() && r.ZeroStage == 1 {
+		errs = append(errs, errors.New("FSDP has no strategy that shards only optimizer states (ZeRO stage 1)"))
+	}
+	if r.Sharding.IsFSDP() {
+		// FSDP's CPUOffload(offload_params=True) moves parameters and
+		// gradients to the CPU and the optimizer step with them (its
+		// docstring: "the optimizer step runs on CPU"); it has no
+		// optimizer-only offload.
+		if r.OffloadParam != NoOffload && r.OffloadOptimizer == NoOffload {
+			r.OffloadOptimizer = r.OffloadParam
+		}
+		if r.OffloadOptimizer != NoOffload && r.OffloadParam == NoOffload {
+			r.OffloadParam = r.OffloadOptimizer
+		}
+	}
+	r.shardDegree = r.DataParallel
+	if r.HybridShard {
+		r.shardDegree = max(min(r.DataParallel, r.GPUsPerNode), 1)
 	}
 	if w.Kind == LoRA || w.Kind == QLoRA {
 		if r.LoRARank == 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gpulint/gpulint/internal/check"
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/tuner"
 )
@@ -51,7 +52,7 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 		if !c.Changed() {
 			continue
 		}
-		cops, ok := tuneOps(s, c)
+		cops, ok := tuneOps(s, c, plan.Choices)
 		if !ok {
 			// The plan rests on a setting this file cannot hold (activation
 			// checkpointing lives in the training script): applying the
@@ -61,7 +62,7 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 			}
 			continue
 		}
-		if first == nil {
+		if first == nil && len(cops) > 0 {
 			first = cops[0].Path
 		}
 		ops = append(ops, cops...)
@@ -92,7 +93,7 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 // tuneOps maps a plan choice to the patch that writes it in the subject's
 // own format; ok is false for settings the format cannot express (or that
 // an "auto" value leaves to the launcher).
-func tuneOps(s *subject, c tuner.Choice) ([]check.Op, bool) {
+func tuneOps(s *subject, c tuner.Choice, all []tuner.Choice) ([]check.Op, bool) {
 	kind, _ := s.work.Get("kind")
 	if c.Setting == tuner.SettingPrecision {
 		switch kind {
@@ -122,6 +123,14 @@ func tuneOps(s *subject, c tuner.Choice) ([]check.Op, bool) {
 			}
 			return []check.Op{{Op: "set", Path: []any{"dtype"}, Value: dt}}, true
 		}
+	}
+	if kind == "finetune" && (c.Setting == tuner.SettingFSDPSharding || c.Setting == tuner.SettingFSDPOffload) {
+		sets, ok := recipe.FSDPSets(s.work, s.value, c, all)
+		ops := make([]check.Op, 0, len(sets))
+		for _, x := range sets {
+			ops = append(ops, check.Op{Op: "set", Path: x.Path, Value: x.Value})
+		}
+		return ops, ok
 	}
 	path, value, ok := tunePatch(s, c)
 	if !ok {
@@ -166,6 +175,8 @@ func tunePatch(s *subject, c tuner.Choice) (path []any, value any, ok bool) {
 			return nil, nil, false // the DeepSpeed file holds these
 		}
 		switch c.Setting {
+		case tuner.SettingFSDPSharding, tuner.SettingFSDPOffload, tuner.SettingCheckpointing:
+			return normalize.AccelerateFSDPPatch(s.work, c)
 		case tuner.SettingZeroStage:
 			n, ok := num(c.To)
 			return []any{"deepspeed_config", "zero_stage"}, n, ok && s.work.Paths["zero.stage"] != nil

@@ -166,7 +166,7 @@ func hfFSDP(w *Workload, doc any) {
 	}
 	shard := "full_shard"
 	for _, o := range opts {
-		if o == "shard_grad_op" || o == "no_shard" || o == "hybrid_shard" {
+		if o == "shard_grad_op" || o == "no_shard" || o == "hybrid_shard" || o == "hybrid_shard_zero2" {
 			shard = o
 		}
 	}

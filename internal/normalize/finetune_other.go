@@ -124,6 +124,18 @@ func torchtuneRecipe(w *Workload, doc any) {
 		w.set("fsdp.sharding", "full_shard", p("custom_sharded_layers"))
 		w.set("fsdp.cpu_offload", false, p("custom_sharded_layers"))
 	}
+	if _, ok := w.Get("fsdp.sharding"); ok {
+		// torchtune shards with FSDP2 (training.shard_model calls
+		// fully_shard with reshard_after_forward, which the distributed
+		// recipes read from fsdp_reshard_after_forward, default True:
+		// meta-pytorch/torchtune recipes/full_finetune_distributed.py).
+		w.set("fsdp.version", int64(2), w.Paths["fsdp.sharding"])
+		if v, ok := lookup(doc, "fsdp_reshard_after_forward"); ok {
+			if b, ok := asBool(v); ok && !b {
+				w.set("fsdp.sharding", "shard_grad_op", p("fsdp_reshard_after_forward"))
+			}
+		}
+	}
 	w.setIntPositive("parallel.tp", doc, "tensor_parallel_dim")
 }
 

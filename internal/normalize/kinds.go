@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/value"
+	"github.com/gpulint/gpulint/tuner"
 )
 
 // DeepSpeed maps a DeepSpeed config (reference: deepspeed.md §2–§4).
@@ -224,12 +225,122 @@ func Accelerate(doc any) *Workload {
 			}
 		}
 	}
+	if strings.EqualFold(dist, "FSDP") {
+		accelerateFSDP(w, doc)
+	}
 	if v, ok := lookup(doc, "fsdp_config", "fsdp_activation_checkpointing"); ok {
 		if b, ok := asBool(v); ok {
 			w.set("checkpointing", b, p("fsdp_config", "fsdp_activation_checkpointing"))
 		}
 	}
 	return w
+}
+
+// accelerateFSDP reads the fsdp_config block of an FSDP Accelerate config
+// (reference: accelerate.md §4; huggingface/accelerate
+// src/accelerate/utils/dataclasses.py FullyShardedDataParallelPlugin and
+// utils/constants.py FSDP_SHARDING_STRATEGY at 16cb6eb): fsdp_version
+// (default 1); fsdp_reshard_after_forward, a ShardingStrategy name under
+// FSDP1 and a bool under FSDP2 (true: full sharding, false: gradients and
+// optimizer states only); the deprecated fsdp_sharding_strategy, a name
+// or its 1-based index in FULL_SHARD, SHARD_GRAD_OP, NO_SHARD,
+// HYBRID_SHARD, HYBRID_SHARD_ZERO2; and fsdp_offload_params, which
+// offloads parameters and gradients. The plugin's default is FULL_SHARD
+// (FSDP2: reshard_after_forward true). A value the plugin would refuse
+// leaves the strategy at its default, and the schema rules report it.
+func accelerateFSDP(w *Workload, doc any) {
+	at := p("distributed_type")
+	if _, ok := lookup(doc, "fsdp_config"); ok {
+		at = p("fsdp_config")
+	}
+	version := int64(1)
+	if v, ok := lookup(doc, "fsdp_config", "fsdp_version"); ok {
+		if n, ok := value.Int(v); ok && (n == 1 || n == 2) {
+			version = n
+			w.set("fsdp.version", n, p("fsdp_config", "fsdp_version"))
+		}
+	}
+	strategies := []string{"full_shard", "shard_grad_op", "no_shard", "hybrid_shard", "_hybrid_shard_zero2"}
+	name := func(v any) (string, bool) {
+		if n, ok := value.Int(v); ok && n >= 1 && int(n) <= len(strategies) {
+			return strategies[n-1], true
+		}
+		s, ok := v.(string)
+		if !ok {
+			return "", false
+		}
+		s = strings.ToLower(strings.TrimSpace(s))
+		if s == "hybrid_shard_zero2" {
+			s = "_hybrid_shard_zero2"
+		}
+		for _, k := range strategies {
+			if s == k {
+				return k, true
+			}
+		}
+		return "", false
+	}
+	shard := "full_shard"
+	if v, ok := lookup(doc, "fsdp_config", "fsdp_sharding_strategy"); ok && version == 1 {
+		if s, ok := name(v); ok {
+			shard, at = s, p("fsdp_config", "fsdp_sharding_strategy")
+		}
+	}
+	if v, ok := lookup(doc, "fsdp_config", "fsdp_reshard_after_forward"); ok {
+		if version == 2 {
+			if b, ok := asBool(v); ok {
+				shard = map[bool]string{true: "full_shard", false: "shard_grad_op"}[b]
+				at = p("fsdp_config", "fsdp_reshard_after_forward")
+			}
+		} else if s, ok := name(v); ok {
+			shard, at = s, p("fsdp_config", "fsdp_reshard_after_forward")
+		}
+	}
+	w.set("fsdp.sharding", shard, at)
+	offload, offloadAt := false, at
+	if v, ok := lookup(doc, "fsdp_config", "fsdp_offload_params"); ok {
+		if b, ok := asBool(v); ok {
+			offload, offloadAt = b, p("fsdp_config", "fsdp_offload_params")
+		}
+	}
+	w.set("fsdp.cpu_offload", offload, offloadAt)
+}
+
+// AccelerateFSDPPatch writes a plan's FSDP sharding strategy or CPU
+// offload choice in an Accelerate config's own keys (accelerate.md §4):
+// FSDP2 takes fsdp_reshard_after_forward as a bool (true FULL_SHARD,
+// false SHARD_GRAD_OP; it has no NO_SHARD or hybrid strategy here); FSDP1
+// takes the strategy name in fsdp_sharding_strategy where the file
+// already uses that deprecated key, else in fsdp_reshard_after_forward;
+// offload is fsdp_offload_params. ok is false for a choice the file's FSDP
+// version cannot hold. Activation checkpointing is
+// fsdp_activation_checkpointing.
+func AccelerateFSDPPatch(w *Workload, c tuner.Choice) (path []any, value any, ok bool) {
+	if _, fsdp := w.Get("fsdp.sharding"); !fsdp {
+		return nil, nil, false
+	}
+	switch c.Setting {
+	case tuner.SettingCheckpointing:
+		return []any{"fsdp_config", "fsdp_activation_checkpointing"}, c.To == "on", c.To == "on" || c.To == "off"
+	case tuner.SettingFSDPOffload:
+		return []any{"fsdp_config", "fsdp_offload_params"}, c.To == "on", c.To == "on" || c.To == "off"
+	case tuner.SettingFSDPSharding:
+		if v, _ := w.Get("fsdp.version"); v == int64(2) {
+			switch c.To {
+			case "FULL_SHARD":
+				return []any{"fsdp_config", "fsdp_reshard_after_forward"}, true, true
+			case "SHARD_GRAD_OP":
+				return []any{"fsdp_config", "fsdp_reshard_after_forward"}, false, true
+			}
+			return nil, nil, false
+		}
+		key := "fsdp_reshard_after_forward"
+		if at := w.Paths["fsdp.sharding"]; len(at) == 2 && at[1] == "fsdp_sharding_strategy" {
+			key = "fsdp_sharding_strategy"
+		}
+		return []any{"fsdp_config", key}, strings.TrimPrefix(c.To, "_"), c.To != ""
+	}
+	return nil, nil, false
 }
 
 func valueOr(doc any, key string) any {

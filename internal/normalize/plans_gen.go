@@ -1805,88 +1805,90 @@ func planWorkload() *plan.SchemaNode {
 	f17 := &plan.SchemaField{Name: "cpu_offload", Required: true, Node: n18}
 	n19 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
 	f18 := &plan.SchemaField{Name: "sharding", Required: true, Node: n19}
-	n20 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cpu_offload": f17, "sharding": f18}, Names: []string{"cpu_offload", "sharding"}, Required: []string{"cpu_offload", "sharding"}, Unknown: "error", Note: "the workload model has no such field"}
-	f19 := &plan.SchemaField{Name: "fsdp", Node: n20}
-	n21 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 0", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f20 := &plan.SchemaField{Name: "count", Node: n21}
-	n22 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f21 := &plan.SchemaField{Name: "mig_profile", Node: n22}
+	n20 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1 and <= 2", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 2}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f19 := &plan.SchemaField{Name: "version", Node: n20}
+	n21 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cpu_offload": f17, "sharding": f18, "version": f19}, Names: []string{"cpu_offload", "sharding", "version"}, Required: []string{"cpu_offload", "sharding"}, Unknown: "error", Note: "the workload model has no such field"}
+	f20 := &plan.SchemaField{Name: "fsdp", Node: n21}
+	n22 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 0", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f21 := &plan.SchemaField{Name: "count", Node: n22}
 	n23 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f22 := &plan.SchemaField{Name: "product", Node: n23}
+	f22 := &plan.SchemaField{Name: "mig_profile", Node: n23}
 	n24 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f23 := &plan.SchemaField{Name: "resource", Node: n24}
-	n25 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"count": f20, "mig_profile": f21, "product": f22, "resource": f23}, Names: []string{"count", "mig_profile", "product", "resource"}, Unknown: "error", Note: "the workload model has no such field"}
-	f24 := &plan.SchemaField{Name: "gpu", Node: n25}
-	n26 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"kubernetes\", \"mig\", \"finetune\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "deepspeed"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "vllm"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "kubernetes"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "mig"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "finetune"}}}}
-	f25 := &plan.SchemaField{Name: "kind", Required: true, Node: n26}
-	n27 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f26 := &plan.SchemaField{Name: "model", Node: n27}
-	n28 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
-	f27 := &plan.SchemaField{Name: "model_dtype", Node: n28}
-	n29 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f28 := &plan.SchemaField{Name: "optimizer", Node: n29}
-	n30 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f29 := &plan.SchemaField{Name: "optimizer_in_backward", Node: n30}
+	f23 := &plan.SchemaField{Name: "product", Node: n24}
+	n25 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f24 := &plan.SchemaField{Name: "resource", Node: n25}
+	n26 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"count": f21, "mig_profile": f22, "product": f23, "resource": f24}, Names: []string{"count", "mig_profile", "product", "resource"}, Unknown: "error", Note: "the workload model has no such field"}
+	f25 := &plan.SchemaField{Name: "gpu", Node: n26}
+	n27 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"kubernetes\", \"mig\", \"finetune\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "deepspeed"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "vllm"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "kubernetes"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "mig"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "finetune"}}}}
+	f26 := &plan.SchemaField{Name: "kind", Required: true, Node: n27}
+	n28 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f27 := &plan.SchemaField{Name: "model", Node: n28}
+	n29 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
+	f28 := &plan.SchemaField{Name: "model_dtype", Node: n29}
+	n30 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f29 := &plan.SchemaField{Name: "optimizer", Node: n30}
 	n31 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f30 := &plan.SchemaField{Name: "packing", Node: n31}
-	n32 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f31 := &plan.SchemaField{Name: "cp", Node: n32}
+	f30 := &plan.SchemaField{Name: "optimizer_in_backward", Node: n31}
+	n32 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f31 := &plan.SchemaField{Name: "packing", Node: n32}
 	n33 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f32 := &plan.SchemaField{Name: "dp", Node: n33}
+	f32 := &plan.SchemaField{Name: "cp", Node: n33}
 	n34 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f33 := &plan.SchemaField{Name: "num_machines", Node: n34}
+	f33 := &plan.SchemaField{Name: "dp", Node: n34}
 	n35 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f34 := &plan.SchemaField{Name: "pp", Node: n35}
+	f34 := &plan.SchemaField{Name: "num_machines", Node: n35}
 	n36 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f35 := &plan.SchemaField{Name: "tp", Node: n36}
+	f35 := &plan.SchemaField{Name: "pp", Node: n36}
 	n37 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f36 := &plan.SchemaField{Name: "world_size", Node: n37}
-	n38 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cp": f31, "dp": f32, "num_machines": f33, "pp": f34, "tp": f35, "world_size": f36}, Names: []string{"cp", "dp", "num_machines", "pp", "tp", "world_size"}, Unknown: "error", Note: "the workload model has no such field"}
-	f37 := &plan.SchemaField{Name: "parallel", Node: n38}
-	n39 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
-	f38 := &plan.SchemaField{Name: "precision", Node: n39}
-	n40 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of 4, 8", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(4)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(8)}}}}
-	f39 := &plan.SchemaField{Name: "bits", Required: true, Node: n40}
-	n41 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f40 := &plan.SchemaField{Name: "method", Node: n41}
-	n42 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"bits": f39, "method": f40}, Names: []string{"bits", "method"}, Required: []string{"bits"}, Unknown: "error", Note: "the workload model has no such field"}
-	f41 := &plan.SchemaField{Name: "quantization", Node: n42}
-	n43 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\", \"accelerate-loop\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "trainer"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "axolotl"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "llamafactory"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate-loop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
-	f42 := &plan.SchemaField{Name: "recipe", Node: n43}
-	n44 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"train\", \"serve\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "train"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "serve"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
-	f43 := &plan.SchemaField{Name: "role", Required: true, Node: n44}
-	n45 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f44 := &plan.SchemaField{Name: "seq_len", Node: n45}
+	f36 := &plan.SchemaField{Name: "tp", Node: n37}
+	n38 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f37 := &plan.SchemaField{Name: "world_size", Node: n38}
+	n39 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cp": f32, "dp": f33, "num_machines": f34, "pp": f35, "tp": f36, "world_size": f37}, Names: []string{"cp", "dp", "num_machines", "pp", "tp", "world_size"}, Unknown: "error", Note: "the workload model has no such field"}
+	f38 := &plan.SchemaField{Name: "parallel", Node: n39}
+	n40 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
+	f39 := &plan.SchemaField{Name: "precision", Node: n40}
+	n41 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of 4, 8", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(4)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(8)}}}}
+	f40 := &plan.SchemaField{Name: "bits", Required: true, Node: n41}
+	n42 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f41 := &plan.SchemaField{Name: "method", Node: n42}
+	n43 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"bits": f40, "method": f41}, Names: []string{"bits", "method"}, Required: []string{"bits"}, Unknown: "error", Note: "the workload model has no such field"}
+	f42 := &plan.SchemaField{Name: "quantization", Node: n43}
+	n44 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\", \"accelerate-loop\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "trainer"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "axolotl"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "llamafactory"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate-loop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
+	f43 := &plan.SchemaField{Name: "recipe", Node: n44}
+	n45 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"train\", \"serve\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "train"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "serve"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
+	f44 := &plan.SchemaField{Name: "role", Required: true, Node: n45}
 	n46 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f45 := &plan.SchemaField{Name: "block_size", Node: n46}
-	n47 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f46 := &plan.SchemaField{Name: "dtype", Node: n47}
-	n48 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f47 := &plan.SchemaField{Name: "enforce_eager", Node: n48}
-	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a number > 0 and <= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGT}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 1}}}}
-	f48 := &plan.SchemaField{Name: "gpu_memory_utilization", Node: n49}
-	n50 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f49 := &plan.SchemaField{Name: "kv_cache_dtype", Node: n50}
-	n51 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f50 := &plan.SchemaField{Name: "max_model_len", Node: n51}
+	f45 := &plan.SchemaField{Name: "seq_len", Node: n46}
+	n47 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f46 := &plan.SchemaField{Name: "block_size", Node: n47}
+	n48 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f47 := &plan.SchemaField{Name: "dtype", Node: n48}
+	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f48 := &plan.SchemaField{Name: "enforce_eager", Node: n49}
+	n50 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a number > 0 and <= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGT}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 1}}}}
+	f49 := &plan.SchemaField{Name: "gpu_memory_utilization", Node: n50}
+	n51 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f50 := &plan.SchemaField{Name: "kv_cache_dtype", Node: n51}
 	n52 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f51 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n52}
+	f51 := &plan.SchemaField{Name: "max_model_len", Node: n52}
 	n53 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f52 := &plan.SchemaField{Name: "max_num_seqs", Node: n53}
-	n54 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f53 := &plan.SchemaField{Name: "quantization", Node: n54}
-	n55 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"block_size": f45, "dtype": f46, "enforce_eager": f47, "gpu_memory_utilization": f48, "kv_cache_dtype": f49, "max_model_len": f50, "max_num_batched_tokens": f51, "max_num_seqs": f52, "quantization": f53}, Names: []string{"block_size", "dtype", "enforce_eager", "gpu_memory_utilization", "kv_cache_dtype", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "quantization"}, Unknown: "error", Note: "the workload model has no such field"}
-	f54 := &plan.SchemaField{Name: "serve", Node: n55}
-	n56 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
-	f55 := &plan.SchemaField{Name: "offload_optimizer", Required: true, Node: n56}
+	f52 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n53}
+	n54 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f53 := &plan.SchemaField{Name: "max_num_seqs", Node: n54}
+	n55 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f54 := &plan.SchemaField{Name: "quantization", Node: n55}
+	n56 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"block_size": f46, "dtype": f47, "enforce_eager": f48, "gpu_memory_utilization": f49, "kv_cache_dtype": f50, "max_model_len": f51, "max_num_batched_tokens": f52, "max_num_seqs": f53, "quantization": f54}, Names: []string{"block_size", "dtype", "enforce_eager", "gpu_memory_utilization", "kv_cache_dtype", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "quantization"}, Unknown: "error", Note: "the workload model has no such field"}
+	f55 := &plan.SchemaField{Name: "serve", Node: n56}
 	n57 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
-	f56 := &plan.SchemaField{Name: "offload_param", Required: true, Node: n57}
-	n58 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "0..3", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(0)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(2)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(3)}}}}
-	f57 := &plan.SchemaField{Name: "stage", Required: true, Node: n58}
-	n59 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"offload_optimizer": f55, "offload_param": f56, "stage": f57}, Names: []string{"offload_optimizer", "offload_param", "stage"}, Required: []string{"offload_optimizer", "offload_param", "stage"}, Unknown: "error", Note: "the workload model has no such field"}
-	f58 := &plan.SchemaField{Name: "zero", Node: n59}
-	n60 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f0, "adapter": f4, "batch": f8, "checkpointing": f9, "dataloader": f12, "deepspeed_config_file": f13, "device": f14, "distributed_type": f15, "framework": f16, "fsdp": f19, "gpu": f24, "kind": f25, "model": f26, "model_dtype": f27, "optimizer": f28, "optimizer_in_backward": f29, "packing": f30, "parallel": f37, "precision": f38, "quantization": f41, "recipe": f42, "role": f43, "seq_len": f44, "serve": f54, "zero": f58}, Names: []string{"activation_offloading", "adapter", "batch", "checkpointing", "dataloader", "deepspeed_config_file", "device", "distributed_type", "framework", "fsdp", "gpu", "kind", "model", "model_dtype", "optimizer", "optimizer_in_backward", "packing", "parallel", "precision", "quantization", "recipe", "role", "seq_len", "serve", "zero"}, Required: []string{"framework", "kind", "role"}, Unknown: "error", Note: "the workload model has no such field"}
-	return n60
+	f56 := &plan.SchemaField{Name: "offload_optimizer", Required: true, Node: n57}
+	n58 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
+	f57 := &plan.SchemaField{Name: "offload_param", Required: true, Node: n58}
+	n59 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "0..3", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(0)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(2)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(3)}}}}
+	f58 := &plan.SchemaField{Name: "stage", Required: true, Node: n59}
+	n60 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"offload_optimizer": f56, "offload_param": f57, "stage": f58}, Names: []string{"offload_optimizer", "offload_param", "stage"}, Required: []string{"offload_optimizer", "offload_param", "stage"}, Unknown: "error", Note: "the workload model has no such field"}
+	f59 := &plan.SchemaField{Name: "zero", Node: n60}
+	n61 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f0, "adapter": f4, "batch": f8, "checkpointing": f9, "dataloader": f12, "deepspeed_config_file": f13, "device": f14, "distributed_type": f15, "framework": f16, "fsdp": f20, "gpu": f25, "kind": f26, "model": f27, "model_dtype": f28, "optimizer": f29, "optimizer_in_backward": f30, "packing": f31, "parallel": f38, "precision": f39, "quantization": f42, "recipe": f43, "role": f44, "seq_len": f45, "serve": f55, "zero": f59}, Names: []string{"activation_offloading", "adapter", "batch", "checkpointing", "dataloader", "deepspeed_config_file", "device", "distributed_type", "framework", "fsdp", "gpu", "kind", "model", "model_dtype", "optimizer", "optimizer_in_backward", "packing", "parallel", "precision", "quantization", "recipe", "role", "seq_len", "serve", "zero"}, Required: []string{"framework", "kind", "role"}, Unknown: "error", Note: "the workload model has no such field"}
+	return n61
 }
 
 // planGpulintConfig builds the checks of the "gpulint-config" schema.

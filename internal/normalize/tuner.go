@@ -39,16 +39,24 @@ func (w *Workload) Tuner(gpus int) (tuner.Workload, bool) {
 			tw.Precision = tuner.BF16
 		}
 		// Accelerate without DeepSpeed or FSDP runs PyTorch AMP, which keeps
-		// fp32 weights and gradients (precision.md §2.2).
+		// fp32 weights and gradients (precision.md §2.2). Its FSDP plugin
+		// does the same sharded: set_mixed_precision builds
+		// MixedPrecision(param_dtype=dtype, reduce_dtype=dtype,
+		// buffer_dtype=dtype), so the sharded parameters, their gradients
+		// and the optimizer states stay fp32 and only the gathered copies
+		// are 16-bit (huggingface/accelerate src/accelerate/utils/dataclasses.py,
+		// FullyShardedDataParallelPlugin.set_mixed_precision, 16cb6eb); the
+		// model's load dtype lives in the training script.
 		if str("framework") == "accelerate" && tw.Precision != tuner.FP32 {
 			switch strings.ToUpper(str("distributed_type")) {
-			case "NO", "MULTI_GPU", "":
+			case "NO", "MULTI_GPU", "", "FSDP":
 				tw.Precision = tuner.AMP
 			}
 		}
 		tw.ZeroStage = num("zero.stage")
 		tw.OffloadOptimizer = tuner.Device(cmp.Or(str("zero.offload_optimizer"), "none"))
 		tw.OffloadParam = tuner.Device(cmp.Or(str("zero.offload_param"), "none"))
+		w.ApplyFSDP(&tw)
 		tw.DataParallel = max(gpus, 1)
 		tw.MicroBatch = max(num("batch.micro"), 1)
 		if b, ok := get("checkpointing").(bool); ok {
@@ -95,4 +103,43 @@ func (w *Workload) Tuner(gpus int) (tuner.Workload, bool) {
 		return tw, false
 	}
 	return tw, true
+}
+
+// ApplyFSDP sets tw's sharding from the workload's fsdp block, if it has
+// one, and reports whether it did. FSDP's strategies partition like ZeRO
+// stages (torch.distributed.fsdp.ShardingStrategy docstrings: FULL_SHARD
+// shards parameters, gradients and optimizer states; SHARD_GRAD_OP
+// gradients and optimizer states; NO_SHARD nothing, like DDP;
+// HYBRID_SHARD and _HYBRID_SHARD_ZERO2 the same within a node), so the
+// memory model keeps its ZeroStage with Sharding saying the framework is
+// FSDP; CPU offload (CPUOffload(offload_params=True)) moves parameters
+// and gradients to the CPU and runs the optimizer step there.
+func (w *Workload) ApplyFSDP(tw *tuner.Workload) bool {
+	sh, _ := w.Get("fsdp.sharding")
+	s, _ := sh.(string)
+	if s == "" {
+		return false
+	}
+	tw.Sharding = tuner.FSDP1
+	if v, _ := w.Get("fsdp.version"); v == int64(2) {
+		tw.Sharding = tuner.FSDP2
+	}
+	tw.HybridShard = false
+	switch strings.ToLower(s) {
+	case "no_shard":
+		tw.ZeroStage = 0
+	case "shard_grad_op":
+		tw.ZeroStage = 2
+	case "_hybrid_shard_zero2", "hybrid_shard_zero2":
+		tw.ZeroStage, tw.HybridShard = 2, true
+	case "hybrid_shard":
+		tw.ZeroStage, tw.HybridShard = 3, true
+	default:
+		tw.ZeroStage = 3
+	}
+	tw.OffloadOptimizer, tw.OffloadParam = tuner.NoOffload, tuner.NoOffload
+	if b, _ := w.Get("fsdp.cpu_offload"); b == true {
+		tw.OffloadOptimizer, tw.OffloadParam = tuner.CPU, tuner.CPU
+	}
+	return true
 }

@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/tuner"
@@ -92,4 +93,85 @@ func PrecisionSets(w *normalize.Workload, doc any, c tuner.Choice) ([]Set, bool)
 		}
 	}
 	return sets, true
+}
+
+// FSDPSets writes a plan's FSDP strategy or CPU offload choice in a
+// recipe's own keys: TrainingArguments' fsdp string ("full_shard auto_wrap
+// offload": the strategy token replaced, offload added or dropped;
+// transformers training_args.py FSDPOption), an fsdp_config offload key
+// (axolotl fsdp_offload_params), or torchtune's fsdp_cpu_offload and
+// fsdp_reshard_after_forward (true FULL_SHARD, false SHARD_GRAD_OP). ok is
+// false when the recipe cannot hold the choice (a list-form fsdp, a
+// strategy torchtune's fully_shard lacks).
+//
+// Both choices rewrite the one fsdp string, so the string is written once,
+// by the first of the plan's changed FSDP choices (all), holding every
+// change; the others return no set.
+func FSDPSets(w *normalize.Workload, doc any, c tuner.Choice, all []tuner.Choice) ([]Set, bool) {
+	m, _ := doc.(map[string]any)
+	recipe, _ := w.Get("recipe")
+	if recipe == normalize.RecipeTorchtune {
+		if w.Paths["fsdp.sharding"] == nil {
+			// FSDP inferred from the GPU count: a single-device recipe
+			// does not read the distributed recipes' keys.
+			return nil, false
+		}
+		switch c.Setting {
+		case tuner.SettingFSDPOffload:
+			return []Set{{Path: []any{"fsdp_cpu_offload"}, Value: c.To == "on"}}, true
+		case tuner.SettingFSDPSharding:
+			v, ok := map[string]bool{"FULL_SHARD": true, "SHARD_GRAD_OP": false}[c.To]
+			if !ok {
+				return nil, false
+			}
+			return []Set{{Path: []any{"fsdp_reshard_after_forward"}, Value: v}}, true
+		}
+		return nil, false
+	}
+	if at := w.Paths["fsdp.cpu_offload"]; c.Setting == tuner.SettingFSDPOffload && len(at) == 2 && at[0] == "fsdp_config" {
+		return []Set{{Path: at, Value: c.To == "on"}}, true
+	}
+	str, ok := m["fsdp"].(string)
+	if !ok {
+		return nil, false
+	}
+	strategies := map[string]bool{"full_shard": true, "shard_grad_op": true, "no_shard": true, "hybrid_shard": true, "hybrid_shard_zero2": true}
+	var changed []tuner.Choice
+	for _, x := range all {
+		if x.Changed() && (x.Setting == tuner.SettingFSDPSharding || x.Setting == tuner.SettingFSDPOffload) {
+			changed = append(changed, x)
+		}
+	}
+	if len(changed) == 0 || changed[0].Setting != c.Setting {
+		return nil, c.Setting == tuner.SettingFSDPSharding || c.Setting == tuner.SettingFSDPOffload
+	}
+	fields := strings.Fields(str)
+	for _, x := range changed {
+		var out []string
+		switch x.Setting {
+		case tuner.SettingFSDPOffload:
+			for _, f := range fields {
+				if strings.ToLower(f) != "offload" {
+					out = append(out, f)
+				}
+			}
+			if x.To == "on" {
+				out = append(out, "offload")
+			}
+		case tuner.SettingFSDPSharding:
+			to := strings.TrimPrefix(strings.ToLower(x.To), "_")
+			replaced := false
+			for _, f := range fields {
+				if strategies[strings.ToLower(f)] {
+					f, replaced = to, true
+				}
+				out = append(out, f)
+			}
+			if !replaced {
+				out = append([]string{to}, out...)
+			}
+		}
+		fields = out
+	}
+	return []Set{{Path: []any{"fsdp"}, Value: strings.Join(fields, " ")}}, true
 }

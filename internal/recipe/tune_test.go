@@ -99,3 +99,95 @@ func TestPrecisionSets(t *testing.T) {
 		})
 	}
 }
+
+func TestFSDPSets(t *testing.T) {
+	shard := func(from, to string) tuner.Choice {
+		return tuner.Choice{Setting: tuner.SettingFSDPSharding, From: from, To: to}
+	}
+	offload := func(from, to string) tuner.Choice {
+		return tuner.Choice{Setting: tuner.SettingFSDPOffload, From: from, To: to}
+	}
+	tests := []struct {
+		name   string
+		recipe string
+		doc    any
+		choice tuner.Choice
+		all    []tuner.Choice
+		want   []recipe.Set
+		ok     bool
+	}{
+		{
+			name:   "Trainer fsdp string: both changes land in one rewrite by the first choice",
+			recipe: "model_name_or_path: m\nper_device_train_batch_size: 1\nbf16: true\nfsdp: full_shard auto_wrap offload\n",
+			doc:    map[string]any{"fsdp": "full_shard auto_wrap offload"},
+			choice: shard("FULL_SHARD", "SHARD_GRAD_OP"),
+			all:    []tuner.Choice{shard("FULL_SHARD", "SHARD_GRAD_OP"), offload("on", "off")},
+			want:   []recipe.Set{{Path: []any{"fsdp"}, Value: "shard_grad_op auto_wrap"}},
+			ok:     true,
+		},
+		{
+			name:   "the second FSDP choice writes nothing of its own",
+			recipe: "model_name_or_path: m\nper_device_train_batch_size: 1\nbf16: true\nfsdp: full_shard auto_wrap offload\n",
+			doc:    map[string]any{"fsdp": "full_shard auto_wrap offload"},
+			choice: offload("on", "off"),
+			all:    []tuner.Choice{shard("FULL_SHARD", "SHARD_GRAD_OP"), offload("on", "off")},
+			ok:     true,
+		},
+		{
+			name:   "Trainer offload added to a string without a strategy token",
+			recipe: "model_name_or_path: m\nper_device_train_batch_size: 1\nbf16: true\nfsdp: auto_wrap\n",
+			doc:    map[string]any{"fsdp": "auto_wrap"},
+			choice: offload("off", "on"),
+			all:    []tuner.Choice{offload("off", "on")},
+			want:   []recipe.Set{{Path: []any{"fsdp"}, Value: "auto_wrap offload"}},
+			ok:     true,
+		},
+		{
+			name:   "axolotl offload lives in fsdp_config",
+			recipe: "base_model: m\nmicro_batch_size: 1\nbf16: true\nfsdp:\n  - full_shard\nfsdp_config:\n  fsdp_offload_params: true\n",
+			doc:    map[string]any{"fsdp": []any{"full_shard"}, "fsdp_config": map[string]any{"fsdp_offload_params": true}},
+			choice: offload("on", "off"),
+			all:    []tuner.Choice{offload("on", "off")},
+			want:   []recipe.Set{{Path: []any{"fsdp_config", "fsdp_offload_params"}, Value: false}},
+			ok:     true,
+		},
+		{
+			name:   "a list-form strategy is not rewritten",
+			recipe: "base_model: m\nmicro_batch_size: 1\nbf16: true\nfsdp:\n  - full_shard\n",
+			doc:    map[string]any{"fsdp": []any{"full_shard"}},
+			choice: shard("FULL_SHARD", "SHARD_GRAD_OP"),
+			all:    []tuner.Choice{shard("FULL_SHARD", "SHARD_GRAD_OP")},
+		},
+		{
+			name:   "torchtune SHARD_GRAD_OP is reshard_after_forward false",
+			recipe: "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 4\ndtype: bf16\nfsdp_cpu_offload: false\n",
+			choice: shard("FULL_SHARD", "SHARD_GRAD_OP"),
+			all:    []tuner.Choice{shard("FULL_SHARD", "SHARD_GRAD_OP")},
+			want:   []recipe.Set{{Path: []any{"fsdp_reshard_after_forward"}, Value: false}},
+			ok:     true,
+		},
+		{
+			name:   "torchtune has no NO_SHARD",
+			recipe: "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 4\ndtype: bf16\nfsdp_cpu_offload: true\n",
+			choice: shard("FULL_SHARD", "NO_SHARD"),
+			all:    []tuner.Choice{shard("FULL_SHARD", "NO_SHARD")},
+		},
+		{
+			name:   "a torchtune recipe without FSDP keys gets none",
+			recipe: "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 4\ndtype: bf16\n",
+			choice: offload("off", "on"),
+			all:    []tuner.Choice{offload("off", "on")},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := recipe.FSDPSets(recipeWorkload(t, tc.recipe), tc.doc, tc.choice, tc.all)
+			if ok != tc.ok {
+				t.Errorf("ok = %v, want %v", ok, tc.ok)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("FSDPSets (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -63,24 +63,9 @@ func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
 		tw.OffloadOptimizer = tuner.Device(cmp.Or(str("zero.offload_optimizer"), "none"))
 		tw.OffloadParam = tuner.Device(cmp.Or(str("zero.offload_param"), "none"))
 		sharded = true
-	} else if sh := str("fsdp.sharding"); sh != "" {
+	} else if w.ApplyFSDP(&tw) {
 		// FSDP FULL_SHARD partitions like ZeRO-3, SHARD_GRAD_OP like ZeRO-2
-		// (tuner.Workload.ZeroStage); CPU offload moves parameters and
-		// optimizer states to host memory.
-		switch sh {
-		case "shard_grad_op", "_hybrid_shard_zero2":
-			tw.ZeroStage = 2
-		case "no_shard":
-			tw.ZeroStage = 0
-		default:
-			tw.ZeroStage = 3
-		}
-		if b, _ := get("fsdp.cpu_offload").(bool); b {
-			tw.OffloadOptimizer = tuner.CPU
-			if tw.ZeroStage == 3 {
-				tw.OffloadParam = tuner.CPU
-			}
-		}
+		// (normalize.Workload.ApplyFSDP); the planner speaks FSDP's names.
 		sharded = true
 	}
 	switch {
@@ -90,7 +75,7 @@ func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
 		return tw, false
 	case !sharded && gpus > 1 && str("recipe") == normalize.RecipeTorchtune:
 		// torchtune's distributed recipes shard with FSDP (full shard).
-		tw.ZeroStage, sharded = 3, true
+		tw.ZeroStage, tw.Sharding, sharded = 3, tuner.FSDP2, true
 	case !sharded && gpus > 1 && tw.Kind == tuner.Train && str("recipe") != normalize.RecipeGPTNeoX:
 		// A multi-GPU full fine-tune whose recipe names no DeepSpeed or
 		// FSDP is sharded, or not, by its launcher (an Accelerate config

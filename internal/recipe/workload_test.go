@@ -62,7 +62,7 @@ func TestWorkload(t *testing.T) {
 			name:   "multi-GPU torchtune shards with FSDP",
 			recipe: "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 4\ndtype: bf16\n",
 			gpus:   8,
-			want:   tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, ZeroStage: 3, MicroBatch: 4, DataParallel: 8, TensorParallel: 1, PipelineParallel: 1},
+			want:   tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, ZeroStage: 3, Sharding: tuner.FSDP2, MicroBatch: 4, DataParallel: 8, TensorParallel: 1, PipelineParallel: 1},
 			ok:     true,
 		},
 		{
@@ -86,7 +86,7 @@ func TestWorkload(t *testing.T) {
 			name:   "FSDP full shard with offload is ZeRO-3 with both offloads",
 			recipe: "model_name_or_path: m\nper_device_train_batch_size: 1\nbf16: true\nfsdp: full_shard auto_wrap offload\n",
 			gpus:   8,
-			want: tuner.Workload{Kind: tuner.Train, Precision: tuner.BF16, ZeroStage: 3, OffloadOptimizer: tuner.CPU, OffloadParam: tuner.CPU,
+			want: tuner.Workload{Kind: tuner.Train, Precision: tuner.BF16, ZeroStage: 3, Sharding: tuner.FSDP1, OffloadOptimizer: tuner.CPU, OffloadParam: tuner.CPU,
 				MicroBatch: 1, DataParallel: 8, TensorParallel: 1, PipelineParallel: 1},
 			ok: true,
 		},
