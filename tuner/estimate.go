@@ -56,6 +56,10 @@ type Target struct {
 	GPU      *GPU        // nil for a bare capacity
 	MIG      *MIGProfile // non-nil for a MIG slice
 	Capacity int64       // bytes one process can allocate in total
+	// HostMemory is the CPU RAM of one node in bytes, when known; an
+	// estimate whose Host exceeds it does not fit. Zero leaves host memory
+	// unjudged.
+	HostMemory int64
 }
 
 // Target returns the whole-GPU target for g.
@@ -128,9 +132,36 @@ type Estimate struct {
 	// Host is the CPU RAM per node that offloading (or DeepSpeed's fp32 model
 	// build at start-up) needs, from DeepSpeed's estimator formulas
 	// (memory-model.md §2); 0 when not applicable.
-	Host  int64
-	Serve *ServeEstimate // non-nil for Serve workloads
-	Notes []string
+	Host int64
+	// HostCapacity is the node RAM Host was judged against (Target's
+	// HostMemory); 0 when Host was not judged.
+	HostCapacity int64
+	Serve        *ServeEstimate // non-nil for Serve workloads
+	Notes        []string
+
+	// Workload is the workload as estimated, every default filled in.
+	Workload Workload
+	// Model names the model and where it came from; Inputs lists what the
+	// estimate rests on. The caller that knows how each input was stated
+	// (the CLI's flags) fills both; EstimateMemory leaves them empty.
+	Model  ModelSource
+	Inputs []EstimateInput
+}
+
+// ModelSource is the resolved model of an estimate: its id and where it
+// came from ("catalog", "model directory DIR", "--params, architecture of ID").
+type ModelSource struct {
+	ID, From string
+}
+
+// EstimateInput is one input an estimate rests on: its name (the flag that
+// states it), its value, and whether it was given or assumed; an assumed
+// input names the default's basis.
+type EstimateInput struct {
+	Name    string
+	Value   any // string, int, float64 or bool
+	Assumed bool
+	Basis   string // for an assumed input: where the default comes from
 }
 
 // EstimateMemory estimates per-GPU memory of workload w for model m on target t.
@@ -145,7 +176,7 @@ func EstimateMemory(m *Model, t Target, w Workload) (Estimate, error) {
 	if err != nil {
 		return Estimate{}, fmt.Errorf("estimate memory: %w", err)
 	}
-	e := Estimate{Target: t.Name, Capacity: t.Capacity}
+	e := Estimate{Target: t.Name, Capacity: t.Capacity, Workload: r.Workload}
 	switch r.Kind {
 	case Train, LoRA, QLoRA:
 		err = estimateTraining(&e, m, t, r)
@@ -167,6 +198,14 @@ func EstimateMemory(m *Model, t Target, w Workload) (Estimate, error) {
 		e.Fits = e.Headroom >= 0
 	} else {
 		e.Fits = e.Fits && e.Headroom >= 0
+	}
+	if e.Host > 0 && t.HostMemory > 0 {
+		// A node that cannot hold what is offloaded to it fails the run as
+		// surely as a GPU: the verdict says so (RenderEstimateText, host).
+		e.HostCapacity = t.HostMemory
+		if e.Host > t.HostMemory {
+			e.Fits = false
+		}
 	}
 	if t.MIG != nil && r.world > 1 {
 		e.Notes = append(e.Notes, "MIG instances have no NVLink or CUDA IPC between them; multi-GPU jobs across MIG slices fall back to host memory (gpus.md §2.1)")
@@ -245,6 +284,33 @@ type estimateJSON struct {
 	Allocated int64          `json:"allocated"`
 	Reserved  int64          `json:"reserved"`
 	Overheads []overheadJSON `json:"overheads"`
+	// Added with the inputs: the resolved model, every input keyed by its
+	// flag name, and host memory when the workload needs any.
+	Model  *modelJSON           `json:"model,omitempty"`
+	Inputs map[string]inputJSON `json:"inputs,omitempty"`
+	Host   *hostJSON            `json:"host,omitempty"`
+}
+
+type modelJSON struct {
+	ID   string `json:"id"`
+	From string `json:"from"`
+}
+
+// inputJSON is one input: its value, "given" or "assumed", and for an
+// assumed one the default's basis.
+type inputJSON struct {
+	Value  any    `json:"value"`
+	Source string `json:"source"`
+	Basis  string `json:"basis,omitempty"`
+}
+
+// hostJSON is the host RAM per node: the need, and when judged the node's
+// RAM and whether the need fits it.
+type hostJSON struct {
+	Need     int64 `json:"need"`
+	Judged   bool  `json:"judged"`
+	Capacity int64 `json:"capacity,omitempty"`
+	Fits     *bool `json:"fits,omitempty"`
 }
 
 type overheadJSON struct {
@@ -262,7 +328,11 @@ type serveJSON struct {
 // optimizer_states, activations, kv_cache, overhead, total), capacity, fits,
 // headroom and, for serving only, serve (kv_bytes_per_token,
 // kv_cache_tokens, max_concurrency rounded to two decimals); then the added
-// allocated, reserved and overheads (name, bytes). All memory is in bytes.
+// allocated, reserved and overheads (name, bytes); then, when set, model
+// (id, from), inputs (name -> value, source given or assumed, basis) and
+// host (need, judged, capacity, fits; only when the workload needs host
+// memory). fits is false when a judged host need exceeds the node's RAM.
+// All memory is in bytes.
 func (e Estimate) MarshalJSON() ([]byte, error) {
 	out := estimateJSON{PerGPU: e.PerGPU, Capacity: e.Capacity, Fits: e.Fits, Headroom: e.Headroom,
 		Allocated: e.Allocated(), Reserved: e.Reserved(), Overheads: []overheadJSON{}}
@@ -273,6 +343,26 @@ func (e Estimate) MarshalJSON() ([]byte, error) {
 		out.Serve = &serveJSON{KVBytesPerToken: s.KVBytesPerToken, KVCacheTokens: s.KVCacheTokens,
 			MaxConcurrency: math.Round(s.MaxConcurrency*100) / 100}
 	}
+	if e.Model.ID != "" {
+		out.Model = &modelJSON{ID: e.Model.ID, From: e.Model.From}
+	}
+	if len(e.Inputs) > 0 {
+		out.Inputs = map[string]inputJSON{}
+		for _, x := range e.Inputs {
+			src := "given"
+			if x.Assumed {
+				src = "assumed"
+			}
+			out.Inputs[x.Name] = inputJSON{Value: x.Value, Source: src, Basis: x.Basis}
+		}
+	}
+	if e.Host > 0 {
+		out.Host = &hostJSON{Need: e.Host, Judged: e.HostCapacity > 0, Capacity: e.HostCapacity}
+		if out.Host.Judged {
+			fits := !e.HostShort()
+			out.Host.Fits = &fits
+		}
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -281,3 +371,11 @@ func (e Estimate) MarshalJSON() ([]byte, error) {
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
+
+// HostShort reports whether host memory was judged and a node has less RAM
+// than Host.
+func (e Estimate) HostShort() bool { return e.HostCapacity > 0 && e.Host > e.HostCapacity }
+
+// DefaultCUDAContextMiB is the CUDA context per process, in MiB, that an
+// estimate assumes when Workload.CUDAContextBytes is zero.
+const DefaultCUDAContextMiB = cudaContextBytes / MiB

@@ -490,3 +490,118 @@ func TestEstimateEveryCatalogModel(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateJudgesHostMemory: with the node's RAM known, an offloading
+// run whose host need exceeds it does not fit, however much GPU headroom is
+// left; with enough RAM, or with none given, the GPU verdict stands.
+func TestEstimateJudgesHostMemory(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	h100 := mustGPU(t, c, "H100-80GB").Target()
+	offload := Workload{Kind: Train, ZeroStage: 2, DataParallel: 8, SeqLen: 2048, Checkpointing: true, OffloadOptimizer: CPU}
+	need := estimate(t, m, h100, offload).Host
+	if need <= 0 {
+		t.Fatalf("an optimizer offload run needs no host memory: %d", need)
+	}
+	tests := []struct {
+		name         string
+		host         int64
+		w            Workload
+		fits, judged bool
+	}{
+		{"no host memory given: not judged", 0, offload, true, false},
+		{"node RAM above the need", need + GiB, offload, true, true},
+		{"node RAM exactly the need", need, offload, true, true},
+		{"node RAM below the need", need - GiB, offload, false, true},
+		{"no offload needs no host memory", GiB, Workload{Kind: LoRA, SeqLen: 2048, Checkpointing: true}, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := h100
+			tg.HostMemory = tc.host
+			e := estimate(t, m, tg, tc.w)
+			if e.Headroom < 0 {
+				t.Fatalf("the GPU itself does not fit (headroom %d); the case tests host memory only", e.Headroom)
+			}
+			if e.Fits != tc.fits || (e.HostCapacity > 0) != tc.judged || e.HostShort() == tc.fits {
+				t.Errorf("fits %v, judged %v, short %v; want fits %v, judged %v", e.Fits, e.HostCapacity > 0, e.HostShort(), tc.fits, tc.judged)
+			}
+		})
+	}
+}
+
+// TestEstimateJSONBackwardCompatible: filling the model, the inputs and a
+// judged host keeps every field of the old contract with the same value
+// (fits aside, which a short host turns false) and adds only model, inputs
+// and host.
+func TestEstimateJSONBackwardCompatible(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	h100 := mustGPU(t, c, "H100-80GB").Target()
+	old := []string{"per_gpu", "capacity", "fits", "headroom", "serve", "allocated", "reserved", "overheads"}
+	added := map[string]bool{"model": true, "inputs": true, "host": true}
+	decode := func(e Estimate) map[string]json.RawMessage {
+		data, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]json.RawMessage
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	tests := []struct {
+		name string
+		w    Workload
+		host int64
+	}{
+		{"serve", Workload{Kind: Serve, MaxModelLen: 8192}, 0},
+		{"train", Workload{Kind: Train, SeqLen: 1024}, 0},
+		{"offload with enough RAM", Workload{Kind: Train, ZeroStage: 3, DataParallel: 8, SeqLen: 1024, OffloadOptimizer: CPU}, 1 << 40},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := estimate(t, m, h100, tc.w)
+			tg := h100
+			tg.HostMemory = tc.host
+			full := estimate(t, m, tg, tc.w)
+			full.Model = ModelSource{ID: m.ID, From: "catalog"}
+			full.Inputs = []EstimateInput{{Name: "workload", Value: string(tc.w.Kind)}, {Name: "gpus", Value: 1, Assumed: true, Basis: "one GPU"}}
+			before, after := decode(base), decode(full)
+			for _, k := range old {
+				if string(before[k]) != string(after[k]) {
+					t.Errorf("%s changed: %s -> %s", k, before[k], after[k])
+				}
+			}
+			for k := range after {
+				if _, ok := before[k]; !ok && !added[k] {
+					t.Errorf("unexpected new field %q", k)
+				}
+			}
+			var in struct {
+				Inputs map[string]struct {
+					Value  any    `json:"value"`
+					Source string `json:"source"`
+					Basis  string `json:"basis"`
+				} `json:"inputs"`
+				Model struct{ ID, From string } `json:"model"`
+			}
+			if err := json.Unmarshal(mustMarshal(t, full), &in); err != nil {
+				t.Fatal(err)
+			}
+			if in.Inputs["workload"].Source != "given" || in.Inputs["gpus"].Source != "assumed" || in.Inputs["gpus"].Basis != "one GPU" || in.Model.ID != m.ID {
+				t.Errorf("inputs or model misread: %+v %+v", in.Inputs, in.Model)
+			}
+		})
+	}
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

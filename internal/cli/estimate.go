@@ -20,7 +20,7 @@ type EstimateOptions struct {
 	Factory *Factory
 
 	Model, GPU, Workload, Precision, Optimizer string
-	Params, GPUMemory                          string
+	Params, GPUMemory, HostMemory              string
 	GPUs, Zero, MicroBatch, SeqLen, LoRARank   int
 	TP, PP, MaxModelLen, MaxNumSeqs            int
 	MaxNumBatchedTokens, CUDAContextMiB        int
@@ -34,7 +34,11 @@ type EstimateOptions struct {
 	Format                                     string
 	ListGPUs, ListModels                       bool
 
-	params, gpuMemory int64 // parsed --params and --gpu-memory
+	params, gpuMemory, hostMemory int64 // parsed --params, --gpu-memory and --host-memory
+
+	// given reports whether a flag was set on the command line (cobra's
+	// Changed), so the output can mark each input given or assumed.
+	given func(name string) bool
 }
 
 // optimizerFlags maps --optimizer to the tuner's optimizer and whether its
@@ -68,6 +72,7 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 			if err := o.validate(); err != nil {
 				return err
 			}
+			o.given = cmd.Flags().Changed
 			if runF != nil {
 				return runF(o)
 			}
@@ -79,6 +84,7 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.StringVar(&o.Params, "params", "", "parameter count when there is no model, as 7.5B, 7.5e9 or 7500000000 (the architecture of the catalog model of nearest size is used for activations)")
 	fl.StringVar(&o.GPU, "gpu", "", "target GPU (catalog name or node label)")
 	fl.StringVar(&o.GPUMemory, "gpu-memory", "", "memory one process can allocate on a GPU that is not in the catalog, as 24GiB, 24GB or 24576MiB")
+	fl.StringVar(&o.HostMemory, "host-memory", "", "CPU RAM of one node, as 512GiB or 1TB: offloading that needs more does not fit (default: host memory is not judged)")
 	fl.StringVar(&o.MIG, "mig", "", "estimate against one MIG slice of the GPU (e.g. 3g.40gb)")
 	fl.IntVar(&o.GPUs, "gpus", 1, "GPUs in the job (data parallel degree for training)")
 	fl.StringVar(&o.Workload, "workload", "train", "train, lora, qlora, inference or serve")
@@ -130,6 +136,13 @@ func (o *EstimateOptions) validate() error {
 			return bad("--gpu-memory: %v", err)
 		}
 		o.gpuMemory = n
+	}
+	if o.HostMemory != "" {
+		n, err := parseBytes(o.HostMemory)
+		if err != nil {
+			return bad("--host-memory: %v", err)
+		}
+		o.hostMemory = n
 	}
 	if _, ok := optimizerFlags[o.Optimizer]; o.Optimizer != "" && !ok {
 		return bad("unknown --optimizer %q (want adamw, adamw-foreach, adamw-fused, adamw-forloop, adam8bit, paged-adamw, paged-adamw8bit, sgd or adafactor)", o.Optimizer)
@@ -190,6 +203,7 @@ func runEstimate(o *EstimateOptions) error {
 		}
 		target = g.MIGTarget(p)
 	}
+	target.HostMemory = o.hostMemory
 	m, err := o.model(deps.Targets.Model, cat)
 	if err != nil {
 		return &usageError{err}
@@ -216,12 +230,18 @@ func runEstimate(o *EstimateOptions) error {
 	if err != nil {
 		return &usageError{err}
 	}
+	given := o.given
+	if given == nil {
+		given = func(string) bool { return false }
+	}
+	e.Model = o.modelSource(m, cat)
+	e.Inputs = o.estimateInputs(e, m, given)
 	if o.Format == "json" {
 		enc := json.NewEncoder(ios.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(e)
 	}
-	return tuner.RenderEstimateText(ios.Out, e, tuner.RenderOptions{Color: ios.ColorEnabled()})
+	return tuner.RenderEstimateText(ios.Out, e, tuner.RenderOptions{Color: ios.ColorEnabled(), Bar: ios.IsTTY()})
 }
 
 // target resolves --gpu and --gpu-memory: a catalog GPU (its capacity

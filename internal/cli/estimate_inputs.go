@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpulint/gpulint/tuner"
+)
+
+// modelSource says which model --model or --params resolved to and where
+// it came from.
+func (o *EstimateOptions) modelSource(m *tuner.Model, cat *tuner.Catalog) tuner.ModelSource {
+	switch c, ok := cat.Model(o.Model); {
+	case o.Model == "":
+		return tuner.ModelSource{ID: m.ID, From: "--params " + o.Params}
+	case ok && c.ID == o.Model:
+		return tuner.ModelSource{ID: m.ID, From: "catalog"}
+	case ok:
+		return tuner.ModelSource{ID: m.ID, From: fmt.Sprintf("catalog, alias %s", o.Model)}
+	}
+	return tuner.ModelSource{ID: m.ID, From: fmt.Sprintf("model directory %s, config.json", o.Model)}
+}
+
+// estimateInputs lists every input the estimate of e rests on, for its
+// workload, in flag order: a flag the user set is given; any other is
+// assumed, with the value the estimate used and the default's basis.
+// given reports whether a flag was set on the command line.
+func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given func(string) bool) []tuner.EstimateInput {
+	w := e.Workload
+	var in []tuner.EstimateInput
+	add := func(name string, flagValue, assumedValue any, basis string) {
+		if given(name) {
+			in = append(in, tuner.EstimateInput{Name: name, Value: flagValue})
+			return
+		}
+		in = append(in, tuner.EstimateInput{Name: name, Value: assumedValue, Assumed: true, Basis: basis})
+	}
+	if given("mig") {
+		add("mig", o.MIG, "", "")
+	}
+	if given("host-memory") {
+		add("host-memory", o.HostMemory, "", "")
+	}
+	add("workload", o.Workload, string(w.Kind), "")
+	add("gpus", o.GPUs, o.GPUs, "one GPU")
+	add("tp", o.TP, w.TensorParallel, "no tensor parallelism")
+	add("pp", o.PP, w.PipelineParallel, "no pipeline parallelism")
+	precisionBasis := "bf16 for training"
+	if w.Kind == tuner.Inference || w.Kind == tuner.Serve {
+		precisionBasis = fmt.Sprintf("the checkpoint dtype (%s)", m.Dtype)
+	}
+	add("precision", o.Precision, string(w.Precision), precisionBasis)
+	training := w.Kind == tuner.Train || w.Kind == tuner.LoRA || w.Kind == tuner.QLoRA
+	if training || w.Kind == tuner.Inference {
+		add("micro-batch", o.MicroBatch, w.MicroBatch, "")
+		add("seq-len", o.SeqLen, w.SeqLen, fmt.Sprintf("min(2048, max positions %d)", m.MaxPositions))
+	}
+	if training {
+		add("zero", o.Zero, w.ZeroStage, "no ZeRO")
+		add("offload-optimizer", o.OffloadOptimizer, string(w.OffloadOptimizer), "")
+		add("offload-param", o.OffloadParam, string(w.OffloadParam), "")
+		add("checkpointing", o.Checkpointing, w.Checkpointing, "")
+		add("optimizer", o.Optimizer, string(w.Optimizer), "the framework's default AdamW kernel")
+		add("optimizer-in-backward", o.OptimizerInBackward, w.OptimizerInBackward, "")
+		add("attention", o.Attention, "sdpa/flash", "")
+		add("loss", o.Loss, string(w.Loss), "transformers' loss on fp32 logits")
+	}
+	if w.Kind == tuner.LoRA || w.Kind == tuner.QLoRA {
+		add("lora-rank", o.LoRARank, w.LoRARank, "")
+		add("lora-targets", o.LoRATargets, "all-linear", "")
+	}
+	if w.Kind == tuner.QLoRA || w.Kind == tuner.Inference || w.Kind == tuner.Serve {
+		weights, basis := checkpointWeights(m), "the checkpoint's"
+		if w.Kind == tuner.QLoRA {
+			weights, basis = "nf4-dq", "QLoRA's NF4 with double quantization"
+		}
+		add("weights", o.Weights, weights, basis)
+	}
+	if w.Kind == tuner.Inference {
+		add("prefill-logits", o.PrefillLogits, string(w.PrefillLogits), "the last position, as generate() asks")
+	}
+	if w.Kind == tuner.Inference || w.Kind == tuner.Serve {
+		add("kv-cache-dtype", o.KVCache, "auto", "the compute dtype")
+	}
+	if s := e.Serve; s != nil {
+		add("gpu-memory-utilization", o.GPUMemoryUtilization, s.GPUMemoryUtilization, "vLLM's default")
+		add("max-model-len", o.MaxModelLen, s.MaxModelLen, "the model's max positions")
+		add("max-num-seqs", o.MaxNumSeqs, s.MaxNumSeqs, "vLLM's default for this GPU")
+		add("max-num-batched-tokens", o.MaxNumBatchedTokens, s.MaxNumBatchedTokens, "vLLM's default for this GPU")
+		add("enforce-eager", o.EnforceEager, w.EnforceEager, "CUDA graphs captured")
+	}
+	add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultCUDAContextMiB), "MiB, as vLLM v0.19 measured on an H100")
+	return in
+}
+
+// checkpointWeights names the stored weight format of m: its quantization
+// method, else its dtype.
+func checkpointWeights(m *tuner.Model) string {
+	if m.Quant != nil && m.Quant.Method != "" {
+		return strings.ToLower(m.Quant.Method)
+	}
+	if m.Dtype == "" {
+		return "bfloat16"
+	}
+	return m.Dtype
+}

@@ -1,0 +1,195 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/golden"
+)
+
+// offload70B trains a 70B model with ZeRO-3 and the optimizer on the CPU:
+// it fits the GPUs and needs about 1.5 TiB of host RAM per node.
+var offload70B = []string{"estimate", "--model", "meta-llama/Llama-3.1-70B", "--gpu", "H100-80GB", "--gpus", "8",
+	"--zero", "3", "--offload-optimizer", "cpu", "--checkpointing", "--seq-len", "4096"}
+
+// TestEstimateOutput holds the command's text (not a terminal, a terminal
+// without color, a terminal with color) and JSON output to golden files.
+func TestEstimateOutput(t *testing.T) {
+	serve := []string{"estimate", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "H100-80GB",
+		"--workload", "serve", "--max-model-len", "16384"}
+	tests := []struct {
+		name   string
+		tty    bool
+		env    map[string]string
+		args   []string
+		golden string
+	}{
+		{"serve text", false, nil, serve, "estimate_serve.golden"},
+		{"serve terminal no color", true, map[string]string{"NO_COLOR": "1"}, serve, "estimate_serve_tty.golden"},
+		{"serve terminal color", true, nil, serve, "estimate_serve_tty_color.golden"},
+		{"serve json", false, nil, append(slices.Clone(serve), "--format", "json"), "estimate_serve.json.golden"},
+		{"offload text, host not judged", false, nil, offload70B, "estimate_offload.golden"},
+		{"offload json, host short", false, nil, append(slices.Clone(offload70B), "--host-memory", "1TiB", "--format", "json"), "estimate_offload_host.json.golden"},
+		{"params text", false, nil, []string{"estimate", "--params", "7.5B", "--gpu-memory", "24GiB", "--workload", "qlora"}, "estimate_params.golden"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, tc.tty, tc.env, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden.Check(t, filepath.Join("testdata", tc.golden), []byte(out))
+			if esc := strings.Contains(out, "\x1b["); esc != (tc.tty && tc.env == nil) {
+				t.Errorf("escape codes %v on tty=%v env=%v", esc, tc.tty, tc.env)
+			}
+			if bar := strings.Contains(out, "  ["); bar != tc.tty {
+				t.Errorf("bar drawn %v on tty=%v", bar, tc.tty)
+			}
+		})
+	}
+}
+
+// TestEstimateHostMemory: --host-memory judges the host need of offloading;
+// below the need the estimate does not fit, above it the GPU verdict stands,
+// and without it the need is printed and left unjudged.
+func TestEstimateHostMemory(t *testing.T) {
+	tests := []struct {
+		name   string
+		host   []string
+		fits   bool
+		judged bool
+		text   string
+	}{
+		{"not given", nil, true, false, "not judged"},
+		{"node too small", []string{"--host-memory", "512GiB"}, false, true, "does not fit: host memory"},
+		{"node large enough", []string{"--host-memory", "2TiB"}, true, true, "fits: "},
+		{"decimal units", []string{"--host-memory", "2TB"}, true, true, "fits: "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(slices.Clone(offload70B), tc.host...)
+			out, errOut, code := run(t, false, nil, append(args, "--format", "json")...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var got struct {
+				Fits bool `json:"fits"`
+				Host *struct {
+					Need   int64 `json:"need"`
+					Judged bool  `json:"judged"`
+					Fits   *bool `json:"fits"`
+				} `json:"host"`
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Host == nil || got.Host.Need <= 0 {
+				t.Fatalf("no host need in %s", out)
+			}
+			if got.Fits != tc.fits || got.Host.Judged != tc.judged || (got.Host.Fits != nil) != tc.judged ||
+				(got.Host.Fits != nil && *got.Host.Fits != tc.fits) {
+				t.Errorf("fits %v, host %+v; want fits %v, judged %v", got.Fits, *got.Host, tc.fits, tc.judged)
+			}
+			text, _, _ := run(t, false, nil, args...)
+			if !strings.Contains(text, tc.text) {
+				t.Errorf("text lacks %q:\n%s", tc.text, text)
+			}
+		})
+	}
+	if _, errOut, code := run(t, false, nil, append(slices.Clone(offload70B), "--host-memory", "lots")...); code != 2 || !strings.Contains(errOut, "--host-memory") {
+		t.Errorf("bad --host-memory: exit %d, %s", code, errOut)
+	}
+}
+
+// TestEstimateInputsGivenOrAssumed: for each workload, the inputs are the
+// ones its estimate rests on; with no flags every one but the workload is
+// assumed, and each flag set on the command line turns its input given.
+func TestEstimateInputsGivenOrAssumed(t *testing.T) {
+	base := []string{"estimate", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "H100-80GB", "--format", "json"}
+	common := [][2]string{{"gpus", "1"}, {"tp", "1"}, {"pp", "1"}, {"precision", "bf16"}, {"cuda-context", "600"}}
+	training := [][2]string{{"micro-batch", "1"}, {"seq-len", "1024"}, {"zero", "0"}, {"offload-optimizer", "none"},
+		{"offload-param", "none"}, {"checkpointing", "true"}, {"optimizer", "adamw-fused"}, {"optimizer-in-backward", "false"},
+		{"attention", "sdpa"}, {"loss", "chunked"}}
+	lora := [][2]string{{"lora-rank", "8"}, {"lora-targets", "q,v"}}
+	tests := []struct {
+		workload string
+		flags    [][2]string
+	}{
+		{"train", slices.Concat(common, training)},
+		{"lora", slices.Concat(common, training, lora)},
+		{"qlora", slices.Concat(common, training, lora, [][2]string{{"weights", "nf4"}})},
+		{"inference", slices.Concat(common, [][2]string{{"micro-batch", "2"}, {"seq-len", "1024"}, {"weights", "bf16"},
+			{"prefill-logits", "all"}, {"kv-cache-dtype", "fp8"}})},
+		{"serve", slices.Concat(common, [][2]string{{"weights", "bf16"}, {"kv-cache-dtype", "fp8"}, {"gpu-memory-utilization", "0.85"},
+			{"max-model-len", "8192"}, {"max-num-seqs", "64"}, {"max-num-batched-tokens", "4096"}, {"enforce-eager", "true"}})},
+	}
+	type input struct {
+		Value  any    `json:"value"`
+		Source string `json:"source"`
+	}
+	inputs := func(t *testing.T, args []string) map[string]input {
+		t.Helper()
+		out, errOut, code := run(t, false, nil, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var got struct {
+			Inputs map[string]input `json:"inputs"`
+			Model  struct{ ID, From string }
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Inputs
+	}
+	for _, tc := range tests {
+		t.Run(tc.workload, func(t *testing.T) {
+			want := []string{"workload"}
+			for _, f := range tc.flags {
+				want = append(want, f[0])
+			}
+			slices.Sort(want)
+			bare := inputs(t, append(slices.Clone(base), "--workload", tc.workload))
+			var names []string
+			for name, in := range bare {
+				names = append(names, name)
+				if wantSrc := map[bool]string{true: "given", false: "assumed"}[name == "workload"]; in.Source != wantSrc {
+					t.Errorf("without flags, %s is %s, want %s", name, in.Source, wantSrc)
+				}
+			}
+			slices.Sort(names)
+			if diff := cmp.Diff(want, names); diff != "" {
+				t.Errorf("inputs of %s (-want +got):\n%s", tc.workload, diff)
+			}
+			for _, f := range tc.flags {
+				args := append(slices.Clone(base), "--workload", tc.workload)
+				if f[1] == "true" || f[1] == "false" {
+					args = append(args, "--"+f[0]+"="+f[1])
+				} else {
+					args = append(args, "--"+f[0], f[1])
+				}
+				got := inputs(t, args)[f[0]]
+				if got.Source != "given" {
+					t.Errorf("--%s %s: source %q, want given", f[0], f[1], got.Source)
+				}
+				if strings.Trim(string(mustJSON(t, got.Value)), `"`) != f[1] {
+					t.Errorf("--%s %s: value %v", f[0], f[1], got.Value)
+				}
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
