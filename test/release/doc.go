@@ -4,12 +4,11 @@
 // here with its own flags into a static binary; and the README's install
 // snippets, which must pin something that exists.
 //
-// goreleaser itself does not run here: `go install` of
-// github.com/goreleaser/goreleaser/v2@v2.17.0 (the newest the Go proxy
-// serves that builds with Go 1.26; v2.18.2 needs Go 1.27.1) did not finish
-// in 330 s on 2 cores, still downloading its module graph. Nor does
-// docker: there is no engine. The tests build the same binaries with the
-// same flags instead.
+// goreleaser itself runs in .ci/run, as a snapshot build of a clone (no
+// publishing), which also checks the archives against checksums.txt; these
+// tests keep the contract between .goreleaser.yaml and action.yml where
+// `go test` alone sees it. Docker does not run here (there is no engine):
+// the tests build the same static binary with the Dockerfile's flags.
 //
 // The package has only tests; this file carries its documentation.
 package release
