@@ -24,6 +24,7 @@ import (
 	"github.com/gpulint/gpulint/internal/lint"
 	"github.com/gpulint/gpulint/internal/report"
 	"github.com/gpulint/gpulint/internal/rules"
+	"github.com/gpulint/gpulint/internal/source"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -174,7 +175,10 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 	// A run over a few named files starts building the schema checks and
 	// loading the rules of their kinds now, while the rest gets ready; a
 	// one-file run otherwise waits for both after reading its file.
-	early := lint.SniffKinds(paths)
+	var early []source.Kind
+	if prewarm {
+		early = lint.SniffKinds(paths)
+	}
 	lint.WarmSchemas(f.Validator(), early)
 	deps, err := f.Deps()
 	if err != nil {
