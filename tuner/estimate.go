@@ -240,12 +240,23 @@ func contextBytes(r resolved) int64 {
 	return cudaContextBytes
 }
 
+// managedBytes is the GPU memory held outside PyTorch's caching allocator
+// in CUDA unified memory: a paged optimizer's state, which bitsandbytes
+// allocates with cudaMallocManaged (functional.py get_paged), so torch's
+// counters never see it.
+func (e Estimate) managedBytes() int64 {
+	if e.Workload.PagedOptimizer {
+		return e.PerGPU.OptimizerStates
+	}
+	return 0
+}
+
 // Allocated is the part of the per-GPU total that PyTorch's caching
 // allocator hands out (torch.cuda.max_memory_allocated): the total less the
 // CUDA context, the allocator's reserve and memory outside PyTorch (NCCL,
-// vLLM's non-torch memory, CUDA graphs).
+// vLLM's non-torch memory, CUDA graphs) and a paged optimizer's state.
 func (e Estimate) Allocated() int64 {
-	v := e.PerGPU.Total
+	v := e.PerGPU.Total - e.managedBytes()
 	for _, o := range e.Overheads {
 		if isAllocatorReserve(o.Name) || outsideTorch(o.Name) {
 			v -= o.Bytes
@@ -257,7 +268,7 @@ func (e Estimate) Allocated() int64 {
 // Reserved is what the caching allocator holds
 // (torch.cuda.max_memory_reserved): Allocated plus the allocator's reserve.
 func (e Estimate) Reserved() int64 {
-	v := e.PerGPU.Total
+	v := e.PerGPU.Total - e.managedBytes()
 	for _, o := range e.Overheads {
 		if outsideTorch(o.Name) {
 			v -= o.Bytes

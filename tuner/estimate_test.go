@@ -3,6 +3,7 @@ package tuner
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -604,4 +605,25 @@ func mustMarshal(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// A paged optimizer's state stays resident on the GPU until memory
+// pressure pages it out (bitsandbytes unified memory), so it counts in
+// the peak like the non-paged optimizer's, with a note on paging.
+func TestPagedOptimizerCountsOnGPU(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	tg := CapacityTarget("huge", 1<<50)
+	for _, o := range []Optimizer{Adam8bit, AdamW} {
+		w := Workload{Kind: Train, Precision: BF16, Optimizer: o, MicroBatch: 1, SeqLen: 1024, Checkpointing: true}
+		plain := estimate(t, m, tg, w)
+		w.PagedOptimizer = true
+		paged := estimate(t, m, tg, w)
+		if paged.PerGPU.OptimizerStates != plain.PerGPU.OptimizerStates || paged.PerGPU.OptimizerStates == 0 {
+			t.Errorf("%s: paged optimizer states %d, non-paged %d; want equal and non-zero", o, paged.PerGPU.OptimizerStates, plain.PerGPU.OptimizerStates)
+		}
+		if !slices.ContainsFunc(paged.Notes, func(n string) bool { return strings.Contains(n, "paged optimizer") && strings.Contains(n, "spill") }) {
+			t.Errorf("%s: no paging note: %v", o, paged.Notes)
+		}
+	}
 }

@@ -205,9 +205,16 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 		grads = sb.grad * float64(min(largest, trainable))
 	}
 	if r.PagedOptimizer {
-		e.Notes = append(e.Notes, fmt.Sprintf("paged optimizer: %s of optimizer state left out of the GPU peak; paging slows steps",
+		// bitsandbytes allocates a paged optimizer's state in CUDA unified
+		// memory (bitsandbytes/optim/optimizer.py get_state_buffer →
+		// functional.py get_paged → cget_managed_ptr, for tensors of 1e5
+		// elements or more) and prefetches it to the GPU before each
+		// update (prefetch_state → prefetch_tensor), commit 06029dd6. The
+		// state stays on the GPU until memory pressure pages it out, so a
+		// peak without it would rest on that paging: it is counted like
+		// the non-paged optimizer's.
+		e.Notes = append(e.Notes, fmt.Sprintf("paged optimizer: %s of optimizer state counted on the GPU; under memory pressure paging can spill it to host at a speed cost",
 			formatGiB(int64(optim))))
-		optim = 0
 	}
 	act := trainActivations(m, r)
 	e.PerGPU = Breakdown{Weights: int64(weights), Gradients: int64(grads), OptimizerStates: int64(optim), Activations: act}

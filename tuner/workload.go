@@ -133,8 +133,8 @@ type Workload struct {
 	// Optimizer: default AdamW.
 	Optimizer Optimizer
 	// PagedOptimizer keeps optimizer states in unified memory that is paged out
-	// under pressure (bitsandbytes paged optimizers); they are left out of the
-	// GPU peak (memory-model.md §6.1).
+	// under pressure (bitsandbytes paged optimizers); they are still counted
+	// in the GPU peak, since they stay resident until paged out, with a note.
 	PagedOptimizer bool
 	// OptimizerInBackward fuses the optimizer step into backward, so only one
 	// layer's gradients exist at a time (torchtune optimizer_in_bwd, §6.3).

@@ -42,7 +42,7 @@ type validationCase struct {
 	metric   string
 	measured float64 // bytes (or tokens); 0 for a verdict-only row
 	unit     string  // unit of the published figure: MiB, GB (1e9), GiB, tokens
-	reported string  // "fits", "oom" (ran out of memory) or "refused" (vLLM did not start)
+	reported string  // "fits", "oom" (ran out of memory), "refused" (vLLM did not start) or "spilled" (ran only by paging state to host)
 	maxErr   float64 // per-row bound on |error| in percent
 	note     string
 }
@@ -82,6 +82,7 @@ const (
 	llama2x13b = "meta-llama/Llama-2-13b-hf"
 	llama31x8b = "meta-llama/Llama-3.1-8B-Instruct"
 	qloraMiss  = "under-predicts: in the same table the 4-bit run at micro-batch 1 needs about 2 GB more than its 16-bit twin once the 9 GB weight difference is taken out (bitsandbytes' 4-bit matmul saves its input for backward where a frozen nn.Linear does not, plus dequantization scratch); the model uses one activation formula for both"
+	pagedSpill = "the paged 8-bit AdamW state (2 B/param, 15 GiB) beside 15 GiB of bf16 weights exceeds the 24 GB card, so the run fitted only because bitsandbytes paged the state to host; the model counts it on the GPU (conservative, the planner sizes micro batches from it) and says does not fit. torch's reserved counter cannot see the state (cudaMallocManaged, outside the caching allocator), so the predicted reserved figure leaves it out (tuner Estimate.Reserved)"
 	tuneMiss   = "miss: the LoRA row's 16.2 GiB leaves only 1.2 GiB beside the 15 GiB of bf16 weights (the QLoRA row 1.9 GiB beside 5.5 GiB), less than the checkpointed layer inputs alone (1.0 GiB at batch 2 × 2048) plus the logits, so the measured run must have moved activations off the GPU (torchtune's enable_activation_offloading) or reported a peak statistic other than reserved memory; the README states neither. Targets follow recipes/configs/llama3_1/8B_qlora_single_device.yaml; the model's 4·s·b·v fp32 logits (2.0 GiB here) is also pessimistic for torchtune's chunked, compiled loss"
 )
 
@@ -173,8 +174,9 @@ func validationCases() []validationCase {
 		// checkpointing; full uses PagedAdamW8bit with optimizer_in_bwd; LoRA r=8
 		// on q, v, output_proj and the MLP). Peak taken as reserved memory.
 		{id: "torchtune-llama31-8b-full", source: torchtune, setup: "Llama-3.1-8B full fine-tune, paged 8-bit AdamW in backward, checkpointing",
-			model: llama31x8b, gpu: "RTX-4090", metric: metricReserved, measured: gibf(18.9), unit: "GiB", reported: "fits", maxErr: 20,
-			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, Optimizer: tuner.Adam8bit, PagedOptimizer: true, OptimizerInBackward: true, MicroBatch: 2, SeqLen: 2048, Checkpointing: true}},
+			model: llama31x8b, gpu: "RTX-4090", metric: metricReserved, measured: gibf(18.9), unit: "GiB", reported: "spilled", maxErr: 20,
+			workload: tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, Optimizer: tuner.Adam8bit, PagedOptimizer: true, OptimizerInBackward: true, MicroBatch: 2, SeqLen: 2048, Checkpointing: true},
+			note:     pagedSpill},
 		{id: "torchtune-llama31-8b-lora", source: torchtune, setup: "Llama-3.1-8B LoRA r=8 (q, k, v, o, MLP), checkpointing",
 			model: llama31x8b, gpu: "RTX-4090", metric: metricReserved, measured: gibf(16.2), unit: "GiB", reported: "fits", maxErr: 35,
 			workload: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.PureBF16, Loss: tuner.ChunkedLoss, LoRARank: 8, LoRATargets: []string{"q", "k", "v", "o", "gate", "up", "down"}, MicroBatch: 2, SeqLen: 2048, Checkpointing: true},
@@ -390,7 +392,7 @@ func runValidation() ([]validationResult, error) {
 		switch vc.reported {
 		case "fits":
 			r.verdictOK = e.Fits
-		case "oom", "refused":
+		case "oom", "refused", "spilled":
 			r.verdictOK = !e.Fits
 		default:
 			return nil, fmt.Errorf("%s: unknown reported verdict %q", vc.id, vc.reported)
