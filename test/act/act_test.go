@@ -75,6 +75,10 @@ func TestActionWithAct(t *testing.T) {
 		writeFile(t, filepath.Join(ws, name), content)
 		files = append(files, added(name, content))
 	}
+	// The project file states the dtype the training script loads the model
+	// in: without it fp32-where-bf16 rests on an assumed input and is only
+	// info. It is not part of the pull request.
+	writeFile(t, filepath.Join(ws, ".gpulint.yaml"), "targets:\n  - paths: [\"**\"]\n    model_dtype: float32\n")
 	// A config outside the pull request: only-changed must leave it alone.
 	writeFile(t, filepath.Join(ws, "untouched", "ds.json"), fp32DS)
 	eventPath := filepath.Join(tmp, "event.json")

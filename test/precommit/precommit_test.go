@@ -34,12 +34,15 @@ const bf16DS = `{
 }
 `
 
-// projectFile names the GPU for everything below train/. It sits in
-// train/, not at the repository root where pre-commit runs gpulint, so a
-// finding naming H100-80GB shows gpulint walked up from the file to it.
+// projectFile names the GPU for everything below train/, and the dtype the
+// training script loads the model in (without it, fp32-where-bf16 on a
+// DeepSpeed file rests on an assumed load dtype and is only info). It sits
+// in train/, not at the repository root where pre-commit runs gpulint, so
+// a finding naming H100-80GB shows gpulint walked up from the file to it.
 const projectFile = `targets:
   - paths: ["**"]
     gpu: H100-80GB
+    model_dtype: float32
 `
 
 // step is one commit attempt in the user's repository.
