@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,12 +121,7 @@ func runFix(ctx context.Context, o *FixOptions) error {
 		if err != nil {
 			return err
 		}
-		for _, s := range out.Skipped {
-			fmt.Fprintf(ios.ErrOut, "gpulint: %s\n", s)
-		}
-		if out.Refused != "" {
-			fmt.Fprintf(ios.ErrOut, "gpulint: %s: %s\n", fr.Path, out.Refused)
-		}
+		printFixNotes(ios.ErrOut, fr.Path, out)
 		if !o.Write {
 			// Nothing is written: what remains is what is there.
 			remaining = append(remaining, out.Found...)
@@ -199,12 +195,7 @@ func fixStdin(ctx context.Context, o *FixOptions, l *lint.Linter, res *lint.Resu
 	if err != nil {
 		return err
 	}
-	for _, s := range out.Skipped {
-		fmt.Fprintf(ios.ErrOut, "gpulint: %s\n", s)
-	}
-	if out.Refused != "" {
-		fmt.Fprintf(ios.ErrOut, "gpulint: %s: %s\n", fr.Path, out.Refused)
-	}
+	printFixNotes(ios.ErrOut, fr.Path, out)
 	remaining := out.Remaining
 	if !out.Changed() {
 		remaining = out.Found
@@ -245,4 +236,15 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// printFixNotes tells stderr which fixes were skipped and why a file's
+// fixes were refused.
+func printFixNotes(w io.Writer, path string, out lint.FixOutcome) {
+	for _, s := range out.Skipped {
+		fmt.Fprintf(w, "gpulint: %s\n", s)
+	}
+	if out.Refused != "" {
+		fmt.Fprintf(w, "gpulint: %s: %s\n", path, out.Refused)
+	}
 }
