@@ -2,7 +2,6 @@ package lint
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/gpulint/gpulint/internal/cmdline"
 	"github.com/gpulint/gpulint/internal/normalize"
@@ -37,15 +36,12 @@ func judgeRemovals(s *subject, vs []normalize.Violation) []normalize.Violation {
 	return out
 }
 
-// removalNote recognises the schema's note on a removed top-level option.
+// removalNote finds the release facts behind the schema's note on a
+// removed top-level option.
 func removalNote(x normalize.Violation) (cmdline.Removal, bool) {
-	if len(x.Path) != 1 {
+	if !x.Removed || len(x.Path) != 1 {
 		return cmdline.Removal{}, false
 	}
 	name, _ := x.Path[0].(string)
-	r, ok := cmdline.RemovalOf(name)
-	if !ok || !strings.HasPrefix(x.Message, r.Option+" was removed in vLLM ") {
-		return cmdline.Removal{}, false
-	}
-	return r, true
+	return cmdline.RemovalOf(name)
 }

@@ -21,6 +21,10 @@ type Violation struct {
 	// Severity is "error" (the framework rejects the document at start-up),
 	// "warning" (it silently ignores or misreads it) or "info".
 	Severity string
+	// Removed marks the note on a key the framework no longer accepts
+	// (@gpulint(removed=...)): whether that holds depends on the release
+	// the file runs, which the pipeline judges.
+	Removed bool
 }
 
 // Severities of a Violation.

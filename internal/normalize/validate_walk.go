@@ -144,6 +144,7 @@ func (w *walker) fieldNotes(f *plan.SchemaField, v any) {
 	}
 	if f.Removed != "" {
 		w.emit(SeverityWarning, fmt.Sprintf("%s %s", f.Name, f.Removed))
+		w.out[len(w.out)-1].Removed = true
 	}
 }
 
