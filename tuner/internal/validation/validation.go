@@ -221,6 +221,20 @@ func validationCases() []validationCase {
 	}
 }
 
+// allCases is every validation row: the published cases, each group of
+// newer published sources in a file of its own (cases_*.go), and the rows
+// measured here.
+func allCases() []validationCase {
+	var out []validationCase
+	for _, group := range [][]validationCase{
+		validationCases(),
+		benchCases(),
+	} {
+		out = append(out, group...)
+	}
+	return out
+}
+
 type validationResult struct {
 	c          validationCase
 	predicted  float64
@@ -371,7 +385,7 @@ func runValidation() ([]validationResult, error) {
 		return nil, err
 	}
 	var out []validationResult
-	for _, vc := range append(validationCases(), benchCases()...) {
+	for _, vc := range allCases() {
 		g, ok := c.GPU(vc.gpu)
 		if !ok {
 			return nil, fmt.Errorf("%s: unknown GPU %s", vc.id, vc.gpu)
