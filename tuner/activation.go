@@ -218,7 +218,8 @@ func trainActivations(m *Model, r resolved) int64 {
 	denseLayers, moeLayers := m.Layers, 0
 	if m.MoE != nil {
 		moe = trainLayerActivation(m, r, true)
-		denseLayers, moeLayers = m.MoE.DenseLayers, m.Layers-m.MoE.DenseLayers
+		moeLayers = m.moeLayers()
+		denseLayers = m.Layers - moeLayers
 	}
 	biggest := max(dense.bytes(tokens, s), moe.bytes(tokens, s))
 

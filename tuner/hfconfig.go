@@ -80,6 +80,7 @@ var hfFamilies = map[string]hfFamily{
 	"qwen3":       {mlp: "swiglu", norms: 2, qkNorm: true},
 	"qwen3_moe":   {mlp: "swiglu", norms: 2, qkNorm: true},
 	"phi3":        {mlp: "swiglu", norms: 2},
+	"llama4_text": {mlp: "swiglu", norms: 2},
 	"granite":     {mlp: "swiglu", norms: 2},
 	"gemma":       {tiedDefault: true, mlp: "geglu", norms: 2},
 	"gemma2":      {tiedDefault: true, mlp: "geglu", norms: 4},
@@ -89,6 +90,11 @@ var hfFamilies = map[string]hfFamily{
 	"gpt2":        {tiedDefault: true, qkvBias: true, mlp: "gelu", norms: 2, classic: true},
 	"bert":        {tiedDefault: true, qkvBias: true, mlp: "gelu", norms: 2, classic: true, encoder: true},
 	"roberta":     {tiedDefault: true, qkvBias: true, mlp: "gelu", norms: 2, classic: true, encoder: true},
+	// Olmo2 puts its two norms after attention and MLP and normalizes q
+	// and k over the whole projection (transformers models/olmo2); those
+	// (hidden + kv_heads × head_dim weights a layer, under 0.01% of the
+	// total) are left out.
+	"olmo2": {mlp: "swiglu", norms: 2},
 }
 
 // SupportedModelTypes lists the config.json model_type values
@@ -190,6 +196,16 @@ func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
 	case "mixtral":
 		m.MoE = &MoE{Experts: need("num_local_experts"), ActiveExperts: need("num_experts_per_tok"),
 			Intermediate: m.Intermediate}
+	case "llama4_text":
+		// transformers Llama4TextConfig (models/llama4/configuration_llama4.py):
+		// intermediate_size is one routed expert's (and the shared expert's),
+		// intermediate_size_mlp the dense layers'; interleave_moe_layer_step
+		// makes every step-th layer MoE (Scout 1, Maverick 2). use_qk_norm is
+		// an L2 norm without weights.
+		expert := m.Intermediate
+		m.Intermediate = opt(expert, "intermediate_size_mlp")
+		m.MoE = &MoE{Experts: need("num_local_experts"), ActiveExperts: need("num_experts_per_tok"),
+			Intermediate: expert, SharedExperts: 1, LayerStep: opt(1, "interleave_moe_layer_step")}
 	case "qwen2_moe", "qwen3_moe":
 		m.MoE = &MoE{Experts: need("num_experts"), ActiveExperts: need("num_experts_per_tok"),
 			Intermediate: need("moe_intermediate_size"), SharedIntermediate: opt(0, "shared_expert_intermediate_size")}

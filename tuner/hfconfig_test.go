@@ -52,6 +52,16 @@ var hfConfigs = map[string]string{
 		"text_config": {"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008,
 		"num_attention_heads": 32, "num_hidden_layers": 32, "max_position_embeddings": 4096, "vocab_size": 32064,
 		"torch_dtype": "float16"}}`,
+	// meta-llama/Llama-4-Maverick-17B-128E-Instruct: the text_config keys the
+	// memory model reads (NVIDIA/TensorRT-LLM test_modeling_llama_min_latency.py
+	// copies them, with 48 layers in the checkpoint).
+	"llama4-maverick": `{"model_type": "llama4", "architectures": ["Llama4ForConditionalGeneration"],
+		"text_config": {"model_type": "llama4_text", "hidden_size": 5120, "intermediate_size": 8192,
+		"intermediate_size_mlp": 16384, "interleave_moe_layer_step": 2, "num_local_experts": 128,
+		"num_experts_per_tok": 1, "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128,
+		"num_hidden_layers": 48, "max_position_embeddings": 1048576, "vocab_size": 202048,
+		"tie_word_embeddings": false, "use_qk_norm": false, "torch_dtype": "bfloat16"},
+		"vision_config": {"model_type": "llama4_vision_model", "hidden_size": 1408}}`,
 	"awq": `{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
 		"num_hidden_layers": 32, "num_key_value_heads": 8, "max_position_embeddings": 8192, "vocab_size": 128256,
 		"torch_dtype": "float16", "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128}}`,
@@ -82,6 +92,9 @@ func TestModelFromHFConfig(t *testing.T) {
 		// Qwen1.5-MoE-A2.7B: 14.3B total, 2.7B active (model card).
 		{"qwen1.5-moe", summary{"", 14_315_784_192, 2_689_173_504, 16, 128, 8192, false, false, false, "float32", "", 196_608}},
 		{"llava-text", summary{"llava-hf/llava-1.5-7b-hf", 6_738_939_904, 6_738_939_904, 32, 128, 4096, false, false, false, "float16", "", 524_288}},
+		// Llama 4 Maverick: 24 MoE layers (128 routed + 1 shared expert of
+		// 8192) between 24 dense ones (16384); Meta: 400B total, 17B active.
+		{"llama4-maverick", summary{"", 400_711_848_960, 17_184_691_200, 8, 128, 1048576, false, false, false, "bfloat16", "", 196_608}},
 		{"awq", summary{"", 8_030_261_248, 8_030_261_248, 8, 128, 8192, false, false, false, "float16", "awq/4", 131_072}},
 	}
 	for _, tc := range tests {

@@ -48,18 +48,26 @@ type Model struct {
 	// catalog entries (tests compare Params against it).
 	PublishedParams string
 	PublishedSource string
+	// PublishedVision bounds the vision encoder that a multimodal
+	// checkpoint's published total counts and the text stack sized here
+	// leaves out; empty when the published figure is the text stack's.
+	PublishedVision string
 }
 
 // MoE describes a mixture-of-experts MLP.
 type MoE struct {
-	Experts            int  // routed experts per MoE layer
-	ActiveExperts      int  // experts per token (top-k)
-	Intermediate       int  // intermediate size of one routed expert
-	SharedExperts      int  // always-on experts of Intermediate size (DeepSeek n_shared_experts)
-	SharedIntermediate int  // one always-on expert of this size (Qwen2-MoE)
-	DenseLayers        int  // leading layers with a dense MLP (DeepSeek first_k_dense_replace)
-	RouterBias         bool // per-expert score-correction bias (DeepSeek-V3)
-	SharedGate         bool // sigmoid gate on the shared expert (Qwen2-MoE)
+	Experts            int // routed experts per MoE layer
+	ActiveExperts      int // experts per token (top-k)
+	Intermediate       int // intermediate size of one routed expert
+	SharedExperts      int // always-on experts of Intermediate size (DeepSeek n_shared_experts)
+	SharedIntermediate int // one always-on expert of this size (Qwen2-MoE)
+	DenseLayers        int // leading layers with a dense MLP (DeepSeek first_k_dense_replace)
+	// LayerStep makes every LayerStep-th layer after the dense ones a MoE
+	// layer and the others dense (Llama 4 interleave_moe_layer_step: layer
+	// i is MoE when (i+1) % step == 0); 0 or 1 means every layer.
+	LayerStep  int
+	RouterBias bool // per-expert score-correction bias (DeepSeek-V3)
+	SharedGate bool // sigmoid gate on the shared expert (Qwen2-MoE)
 }
 
 // MLA describes DeepSeek multi-head latent attention.
@@ -200,12 +208,23 @@ func (m *Model) layerNormParams() int64 {
 	return int64(m.NormsPerLayer) * m.normParams(int64(m.Hidden))
 }
 
-// moeLayers is the number of layers with a MoE MLP.
+// moeLayers is the number of layers with a MoE MLP: those after the
+// DenseLayers prefix, every LayerStep-th of them when the MoE layers
+// interleave with dense ones.
 func (m *Model) moeLayers() int {
 	if m.MoE == nil {
 		return 0
 	}
-	return m.Layers - m.MoE.DenseLayers
+	n := m.Layers - m.MoE.DenseLayers
+	if step := m.MoE.LayerStep; step > 1 {
+		n = 0
+		for i := m.MoE.DenseLayers; i < m.Layers; i++ {
+			if (i+1)%step == 0 {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // ArchParams is the parameter count from the architecture formula in
@@ -329,7 +348,7 @@ func (m *Model) validate() error {
 	}
 	if e := m.MoE; e != nil {
 		if e.Experts <= 0 || e.ActiveExperts <= 0 || e.ActiveExperts > e.Experts || e.Intermediate <= 0 ||
-			e.DenseLayers < 0 || e.DenseLayers >= m.Layers {
+			e.DenseLayers < 0 || e.DenseLayers >= m.Layers || e.LayerStep < 0 || m.moeLayers() == 0 {
 			errs = append(errs, fmt.Errorf("moe: inconsistent expert counts"))
 		}
 	}

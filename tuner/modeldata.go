@@ -44,6 +44,7 @@ type modelDoc struct {
 	Quant         *quantDoc `yaml:"quantization" json:"quantization"`
 	Published     string    `yaml:"published_params" json:"published_params"`
 	PublishedSrc  string    `yaml:"published_source" json:"published_source"`
+	PublishedVis  string    `yaml:"published_vision" json:"published_vision"`
 }
 
 type moeDoc struct {
@@ -53,6 +54,7 @@ type moeDoc struct {
 	SharedExperts      int  `yaml:"shared_experts" json:"shared_experts"`
 	SharedIntermediate int  `yaml:"shared_intermediate_size" json:"shared_intermediate_size"`
 	DenseLayers        int  `yaml:"dense_layers" json:"dense_layers"`
+	LayerStep          int  `yaml:"layer_step" json:"layer_step"`
 	RouterBias         bool `yaml:"router_bias" json:"router_bias"`
 	SharedGate         bool `yaml:"shared_gate" json:"shared_gate"`
 }
@@ -89,6 +91,7 @@ func buildModels(f modelFile) ([]*Model, error) {
 			Norm: d.Norm, NormsPerLayer: d.NormsPerLayer, MLP: d.MLP, Positions: d.Positions,
 			TypeVocab: d.TypeVocab, Pooler: d.Pooler, Dropout: d.Dropout, SlidingWindow: d.SlidingWindow,
 			Dtype: d.Dtype, PublishedParams: d.Published, PublishedSource: d.PublishedSrc,
+			PublishedVision: d.PublishedVis,
 		}
 		if m.NormsPerLayer == 0 {
 			m.NormsPerLayer = 2
@@ -100,7 +103,7 @@ func buildModels(f modelFile) ([]*Model, error) {
 			m.MoE = &MoE{
 				Experts: d.MoE.Experts, ActiveExperts: d.MoE.ActiveExperts, Intermediate: d.MoE.Intermediate,
 				SharedExperts: d.MoE.SharedExperts, SharedIntermediate: d.MoE.SharedIntermediate,
-				DenseLayers: d.MoE.DenseLayers, RouterBias: d.MoE.RouterBias, SharedGate: d.MoE.SharedGate,
+				DenseLayers: d.MoE.DenseLayers, LayerStep: d.MoE.LayerStep, RouterBias: d.MoE.RouterBias, SharedGate: d.MoE.SharedGate,
 			}
 		}
 		if d.MLA != nil {
@@ -125,6 +128,9 @@ func buildModels(f modelFile) ([]*Model, error) {
 		}
 		if _, _, err := ParsePublishedParams(m.PublishedParams); err != nil || m.PublishedSource == "" {
 			problems = append(problems, fmt.Errorf("published_params %q needs a parseable value and a source", m.PublishedParams))
+		}
+		if _, _, err := ParsePublishedParams(m.PublishedVision); m.PublishedVision != "" && err != nil {
+			problems = append(problems, fmt.Errorf("published_vision %q: %w", m.PublishedVision, err))
 		}
 		if err := m.validate(); err != nil {
 			problems = append(problems, err)
