@@ -2066,6 +2066,7 @@ func catalogData() catalogDoc {
 				PublishedSrc: "Hugging Face hub parameter count (paper: 3.8B), memory-model.md §8.1",
 			}, {
 				ID:           "microsoft/Phi-3-mini-128k-instruct",
+				Aliases:      []string{"microsoft/Phi-3.5-mini-instruct"},
 				ModelType:    "phi3",
 				Hidden:       3072,
 				Layers:       32,

@@ -141,6 +141,11 @@ func TestModelLookup(t *testing.T) {
 		{"bert-large-uncased", "google-bert/bert-large-uncased"},
 		{"google/gemma-2-9b-it", "google/gemma-2-9b"},
 		{"meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama-3.1-70B"},
+		{"meta-llama/Llama-4-Scout-17B-16E-Instruct", "meta-llama/Llama-4-Scout-17B-16E"},
+		{"meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8"},
+		{"Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-30B-A3B"},
+		{"microsoft/Phi-3.5-mini-instruct", "microsoft/Phi-3-mini-128k-instruct"},
+		{"mistralai/Mistral-Small-24B-Instruct-2501", "mistralai/Mistral-Small-24B-Base-2501"},
 		{"acme/unknown-model", ""},
 	}
 	for _, tc := range tests {
