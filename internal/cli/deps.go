@@ -10,7 +10,7 @@ import (
 // error.
 func (f *Factory) Deps() (*lint.Deps, error) {
 	f.once.Do(func() {
-		d, err := lint.BuildDeps(f.Assets.Policies)
+		d, err := lint.BuildDepsWith(lint.DepsOptions{HFCache: hfHubCache(f.Env)}, f.Assets.Policies)
 		if err != nil {
 			f.err = err
 			return

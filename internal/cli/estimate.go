@@ -80,7 +80,7 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&o.Model, "model", "", "model: catalog id or a directory with a Hugging Face config.json")
+	fl.StringVar(&o.Model, "model", "", "model: catalog id, an id in the local Hugging Face cache, or a directory with a Hugging Face config.json")
 	fl.StringVar(&o.Params, "params", "", "parameter count when there is no model, as 7.5B, 7.5e9 or 7500000000 (the architecture of the catalog model of nearest size is used for activations)")
 	fl.StringVar(&o.GPU, "gpu", "", "target GPU (catalog name or node label)")
 	fl.StringVar(&o.GPUMemory, "gpu-memory", "", "memory one process can allocate on a GPU that is not in the catalog, as 24GiB, 24GB or 24576MiB")
@@ -204,7 +204,7 @@ func runEstimate(o *EstimateOptions) error {
 		target = g.MIGTarget(p)
 	}
 	target.HostMemory = o.hostMemory
-	m, err := o.model(deps.Targets.Model, cat)
+	m, src, err := o.model(deps.Targets.ModelWithSource, cat)
 	if err != nil {
 		return &usageError{err}
 	}
@@ -234,7 +234,7 @@ func runEstimate(o *EstimateOptions) error {
 	if given == nil {
 		given = func(string) bool { return false }
 	}
-	e.Model = o.modelSource(m, cat)
+	e.Model = o.modelSource(m, src, cat)
 	e.Inputs = o.estimateInputs(e, m, given)
 	if o.Format == "json" {
 		enc := json.NewEncoder(ios.Out)
@@ -322,7 +322,7 @@ func parseBytes(s string) (int64, error) {
 }
 
 // model resolves --model or --params.
-func (o *EstimateOptions) model(byID func(string, bool) (*tuner.Model, error), cat *tuner.Catalog) (*tuner.Model, error) {
+func (o *EstimateOptions) model(byID func(string, bool) (*tuner.Model, string, error), cat *tuner.Catalog) (*tuner.Model, string, error) {
 	if o.Model != "" {
 		return byID(o.Model, true)
 	}
@@ -336,12 +336,12 @@ func (o *EstimateOptions) model(byID func(string, bool) (*tuner.Model, error), c
 		}
 	}
 	if best == nil {
-		return nil, errors.New("no catalog model to take an architecture from")
+		return nil, "", errors.New("no catalog model to take an architecture from")
 	}
 	cp := *best
 	cp.ID = fmt.Sprintf("%d params (architecture of %s)", o.params, best.ID)
 	cp.ExactParams = o.params
-	return &cp, nil
+	return &cp, "", nil
 }
 
 func listCatalog(w interface{ Write([]byte) (int, error) }, cat *tuner.Catalog, gpus bool) error {

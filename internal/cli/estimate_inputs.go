@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/gpulint/gpulint/tuner"
@@ -9,16 +10,23 @@ import (
 
 // modelSource says which model --model or --params resolved to and where
 // it came from.
-func (o *EstimateOptions) modelSource(m *tuner.Model, cat *tuner.Catalog) tuner.ModelSource {
+func (o *EstimateOptions) modelSource(m *tuner.Model, src string, cat *tuner.Catalog) tuner.ModelSource {
 	switch c, ok := cat.Model(o.Model); {
 	case o.Model == "":
 		return tuner.ModelSource{ID: m.ID, From: "--params " + o.Params}
+	case src != "catalog" && src != "" && !isDir(o.Model):
+		return tuner.ModelSource{ID: m.ID, From: "Hugging Face cache, " + src}
 	case ok && c.ID == o.Model:
 		return tuner.ModelSource{ID: m.ID, From: "catalog"}
 	case ok:
 		return tuner.ModelSource{ID: m.ID, From: fmt.Sprintf("catalog, alias %s", o.Model)}
 	}
 	return tuner.ModelSource{ID: m.ID, From: fmt.Sprintf("model directory %s, config.json", o.Model)}
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 // estimateInputs lists every input the estimate of e rests on, for its

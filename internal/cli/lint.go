@@ -60,7 +60,7 @@ const stdinDefaultName = "<stdin>"
 func (t *TargetFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&t.GPU, "gpu", "", "target GPU (e.g. H100-80GB, A100-40GB, L4, or a node label such as NVIDIA-H100-80GB-HBM3)")
 	cmd.Flags().IntVar(&t.GPUs, "gpus", 0, "number of GPUs the job gets")
-	cmd.Flags().StringVar(&t.Model, "model", "", "model: a catalog id (meta-llama/Llama-3.1-8B) or a local directory with a Hugging Face config.json")
+	cmd.Flags().StringVar(&t.Model, "model", "", "model: a catalog id (meta-llama/Llama-3.1-8B), an id in the local Hugging Face cache, or a directory with a Hugging Face config.json")
 	cmd.Flags().StringVar(&t.Config, "config", "", "project file to use instead of the .gpulint.yaml found above each file")
 	cmd.Flags().StringArrayVar(&t.Policies, "policy", nil, "directory of custom Rego policies (repeatable); they run in the same sandbox as the built-in rules")
 	cmd.Flags().DurationVar(&t.Timeout, "timeout", 0, "stop evaluating one file after this long and report it (default 10s, or limits.timeout in .gpulint.yaml)")
@@ -198,7 +198,7 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 		return nil, lint.Collection{}, nil, &usageError{err}
 	}
 	lopts := lint.Options{GPU: t.GPU, GPUs: t.GPUs, Model: t.Model, Workers: workers,
-		FileTimeout: t.Timeout, RunTimeout: t.RunTimeout}
+		FileTimeout: t.Timeout, RunTimeout: t.RunTimeout, HFCache: hfHubCache(f.Env)}
 	lopts.Limits.MaxBytes = t.MaxBytes
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
@@ -320,7 +320,8 @@ func withCustomPolicies(f *Factory, dirs []string, policyMemory int64) (*lint.De
 		}
 		fss = append(fss, os.DirFS(abs))
 	}
-	d, err := lint.BuildDepsWith(lint.DepsOptions{PolicyMemory: uint64(policyMemory)}, f.Assets.Policies, fss...)
+	d, err := lint.BuildDepsWith(lint.DepsOptions{PolicyMemory: uint64(policyMemory), HFCache: hfHubCache(f.Env)},
+		f.Assets.Policies, fss...)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("custom policies: %w", err)}
 	}

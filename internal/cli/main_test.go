@@ -40,7 +40,8 @@ func TestMain(m *testing.M) {
 func runChild(t *testing.T, args ...string) (stdout, stderr string, code int, sys uint64) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(args, "\n"), "GPULINT_CACHE_DIR="+t.TempDir())
+	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(args, "\n"), "GPULINT_CACHE_DIR="+t.TempDir(),
+		"HF_HUB_CACHE="+t.TempDir()) // the machine's own Hugging Face cache stays out of the figures
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {

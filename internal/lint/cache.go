@@ -64,6 +64,16 @@ func Salt(version string, assets []fs.FS, opts Options) ([]byte, error) {
 	if opts.Project != nil {
 		fmt.Fprintf(h, "project %s %x\n", opts.Project.Path, opts.Project.Digest())
 	}
+	if opts.HFCache != "" {
+		// A model read from the cache: which snapshot each repository's
+		// refs/main names (a snapshot's files do not change).
+		fmt.Fprintf(h, "hfcache %q\n", opts.HFCache)
+		refs, _ := filepath.Glob(filepath.Join(opts.HFCache, "models--*", "refs", "main"))
+		for _, r := range refs {
+			b, _ := os.ReadFile(r)
+			fmt.Fprintf(h, "%s %s\n", r, bytes.TrimSpace(b))
+		}
+	}
 	return h.Sum(nil), nil
 }
 

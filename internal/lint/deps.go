@@ -19,11 +19,16 @@ func BuildDeps(policies fs.FS, custom ...fs.FS) (Deps, error) {
 	return BuildDepsWith(DepsOptions{}, policies, custom...)
 }
 
-// DepsOptions are the settings BuildDepsWith passes to the policy engine.
+// DepsOptions are the settings BuildDepsWith passes to the policy engine
+// and the target resolver.
 type DepsOptions struct {
 	// PolicyMemory bounds the Go heap while custom policies evaluate
 	// (bytes; 0: check.DefaultPolicyMemory).
 	PolicyMemory uint64
+	// HFCache is the Hugging Face hub cache directory (the cli reads
+	// HF_HUB_CACHE, HF_HOME and the home directory): a model id found
+	// there is read from its snapshot before the catalog. Empty: none.
+	HFCache string
 }
 
 // BuildDepsWith is BuildDeps with settings for the policy engine.
@@ -37,6 +42,9 @@ func BuildDepsWith(o DepsOptions, policies fs.FS, custom ...fs.FS) (Deps, error)
 	targets := make(chan resolved, 1) // buffered: an early return leaves no goroutine blocked
 	go func() {
 		r, err := NewTargetResolver()
+		if r != nil {
+			r.hfCache = o.HFCache
+		}
 		targets <- resolved{r, err}
 	}()
 	// The built-in policies precompiled (see check.BuildBundle), with their

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,7 +67,7 @@ func (s *subject) inputs() map[string]finding.Input {
 	if t.ModelID != "" {
 		v := t.ModelID
 		if t.Model != nil {
-			v = fmt.Sprintf("%s (%.1fB parameters, catalog)", t.ModelID, float64(t.Model.Params())/1e9)
+			v = fmt.Sprintf("%s (%.1fB parameters, %s)", t.ModelID, float64(t.Model.Params())/1e9, cmp.Or(t.ModelSource, "catalog"))
 		}
 		if t.ModelFrom == "config" {
 			fromFile("model", v, "model")

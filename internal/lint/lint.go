@@ -52,6 +52,9 @@ type Options struct {
 	// pre-commit hook, a pull request's changed files) cannot know what
 	// the entry silences elsewhere.
 	Walked []string
+	// HFCache is the Hugging Face hub cache the run's model lookups read
+	// (DepsOptions.HFCache); the result cache's salt covers its refs.
+	HFCache string
 }
 
 // Deps are the compiled assets a Linter shares across files.

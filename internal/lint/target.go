@@ -34,6 +34,10 @@ type Target struct {
 	Nodes          int
 	Model          *tuner.Model
 	ModelID        string
+	// ModelSource says where Model's architecture was read: "catalog",
+	// the config.json of a Hugging Face cache snapshot or of a model
+	// directory (its path).
+	ModelSource string
 	// ModelFrom says where ModelID came from: flag, project, manifest or
 	// config.
 	ModelFrom string
@@ -73,9 +77,19 @@ type targetHints struct {
 // TargetResolver resolves targets against the GPU and model catalogs. It
 // is safe for concurrent use.
 type TargetResolver struct {
-	cat    *tuner.Catalog
-	mu     sync.Mutex
-	models map[string]*tuner.Model // local model directories read once
+	cat *tuner.Catalog
+	// hfCache is the Hugging Face hub cache directory read before the
+	// catalog; empty when there is none.
+	hfCache string
+	mu      sync.Mutex
+	models  map[string]resolvedModel // cache snapshots and model directories read once
+}
+
+// resolvedModel is a model read from disk and the config.json it came
+// from; a nil model with a source records a cache miss.
+type resolvedModel struct {
+	m      *tuner.Model
+	source string
 }
 
 // NewTargetResolver loads the embedded catalogs.
@@ -84,7 +98,7 @@ func NewTargetResolver() (*TargetResolver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load catalogs: %w", err)
 	}
-	return &TargetResolver{cat: cat, models: map[string]*tuner.Model{}}, nil
+	return &TargetResolver{cat: cat, models: map[string]resolvedModel{}}, nil
 }
 
 // Catalog returns the GPU and model catalog.
@@ -103,7 +117,7 @@ func (r *TargetResolver) CheckFlags(gpu, model string) error {
 		}
 	}
 	if model != "" {
-		if _, err := r.model(model, true); err != nil {
+		if _, _, err := r.model(model, true); err != nil {
 			return err
 		}
 	}
@@ -119,34 +133,75 @@ func (r *TargetResolver) gpu(name string) (tuner.ProductLabel, bool) {
 	return r.cat.ParseProductLabel(name)
 }
 
-// Model finds a catalog model, or reads a local directory holding a
-// Hugging Face config.json. strict makes an unknown id an error.
+// Model finds a model by id: a snapshot in the Hugging Face cache, the
+// catalog, or a local directory holding a Hugging Face config.json.
+// strict makes an unknown id an error.
 func (r *TargetResolver) Model(id string, strict bool) (*tuner.Model, error) {
+	m, _, err := r.model(id, strict)
+	return m, err
+}
+
+// ModelWithSource is Model that also says where the architecture was
+// read: "catalog" or the path of the config.json.
+func (r *TargetResolver) ModelWithSource(id string, strict bool) (*tuner.Model, string, error) {
 	return r.model(id, strict)
 }
 
-func (r *TargetResolver) model(id string, strict bool) (*tuner.Model, error) {
+func (r *TargetResolver) model(id string, strict bool) (*tuner.Model, string, error) {
+	// A snapshot that cannot be read is an error for a flag; for what a
+	// file names, the catalog answers instead.
+	switch m, src, ok, err := r.cachedModel(id); {
+	case err != nil && strict:
+		return nil, "", err
+	case ok && err == nil:
+		return m, src, nil
+	}
 	if m, ok := r.cat.Model(id); ok {
-		return m, nil
+		return m, "catalog", nil
 	}
 	if st, err := os.Stat(id); err == nil && st.IsDir() {
 		abs, _ := filepath.Abs(id)
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if m, ok := r.models[abs]; ok {
-			return m, nil
+		if rm, ok := r.models[abs]; ok {
+			return rm.m, rm.source, nil
 		}
 		m, err := tuner.ModelFromDir(os.DirFS(abs))
 		if err != nil {
-			return nil, fmt.Errorf("model %s: %w", id, err)
+			return nil, "", fmt.Errorf("model %s: %w", id, err)
 		}
-		r.models[abs] = m
-		return m, nil
+		rm := resolvedModel{m, filepath.Join(abs, "config.json")}
+		r.models[abs] = rm
+		return rm.m, rm.source, nil
 	}
 	if strict {
-		return nil, r.modelError(id)
+		return nil, "", r.modelError(id)
 	}
-	return nil, nil
+	return nil, "", nil
+}
+
+// cachedModel reads id from the Hugging Face cache, once per run: ok is
+// false when the cache has no snapshot of it.
+func (r *TargetResolver) cachedModel(id string) (*tuner.Model, string, bool, error) {
+	if r.hfCache == "" || !strings.Contains(id, "/") {
+		return nil, "", false, nil
+	}
+	key := "hf:" + id
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rm, ok := r.models[key]; ok {
+		return rm.m, rm.source, rm.m != nil, nil
+	}
+	m, dir, ok, err := tuner.ModelFromHFCache(os.DirFS(r.hfCache), id)
+	if err != nil {
+		return nil, "", true, fmt.Errorf("model %s: %w", id, err)
+	}
+	rm := resolvedModel{}
+	if ok {
+		rm = resolvedModel{m, filepath.Join(r.hfCache, filepath.FromSlash(dir), "config.json")}
+	}
+	r.models[key] = rm
+	return rm.m, rm.source, ok, nil
 }
 
 // modelError says that id is neither a catalog model nor a model
@@ -276,7 +331,7 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	}
 	if modelID != "" {
 		t.ModelID, t.ModelFrom = modelID, modelFrom
-		t.Model, _ = r.model(modelID, false)
+		t.Model, t.ModelSource, _ = r.model(modelID, false)
 	}
 	return t
 }
