@@ -230,6 +230,9 @@ type Sizing struct {
 	Fits          bool   `json:"fits"`
 	PerGPUBytes   int64  `json:"per_gpu_bytes"`
 	CapacityBytes int64  `json:"capacity_bytes"`
+	// AssumedModel is the catalog model the estimate assumed from Model's
+	// name alone (nothing held Model itself); empty when Model was known.
+	AssumedModel string `json:"assumed_model,omitempty"`
 }
 
 // sizing reads the verdict out of an estimate rendered for the rules.
@@ -240,6 +243,9 @@ func (t Target) sizing(est map[string]any) *Sizing {
 		return nil
 	}
 	s := &Sizing{GPU: t.GPU.Name, Model: t.ModelID, PerGPUBytes: need, CapacityBytes: capacity}
+	if t.ModelByName {
+		s.AssumedModel = t.Model.ID
+	}
 	if t.MIG != nil {
 		s.GPU += " " + t.MIG.Name
 	}

@@ -64,7 +64,21 @@ func (s *subject) inputs() map[string]finding.Input {
 		// largest per-GPU estimate, and a guess.
 		stated("gpus", 1, finding.SourceAssumed, "set --gpus or targets.gpus")
 	}
-	if t.ModelID != "" {
+	if t.ModelID != "" && t.ModelByName {
+		// The model is a guess from its name: assumed, at the place the
+		// file names it.
+		in := finding.Input{Name: "model", Source: finding.SourceAssumed,
+			Value:  fmt.Sprintf("%s (%.1fB parameters, catalog) from the name %s, state the model to confirm", t.Model.ID, float64(t.Model.Params())/1e9, t.ModelID),
+			Settle: "set --model or targets.model to a catalog id or a model directory"}
+		switch {
+		case t.ModelFrom == "config" && len(w.Paths["model"]) > 0:
+			r := s.locate(w.Paths["model"])
+			in.Range = &r
+		case t.ModelAt != nil && t.ModelFrom == "manifest":
+			in.Range = t.ModelAt
+		}
+		out["model"] = in
+	} else if t.ModelID != "" {
 		v := t.ModelID
 		if t.Model != nil {
 			v = fmt.Sprintf("%s (%.1fB parameters, %s)", t.ModelID, float64(t.Model.Params())/1e9, cmp.Or(t.ModelSource, "catalog"))

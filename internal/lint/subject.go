@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -189,6 +190,10 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 		}
 		return nil, false, fmt.Errorf("%s: %w", s.file.Path, err)
 	}
+	free, err := l.modelFree(ctx, s, params)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", s.file.Path, err)
+	}
 	out := make([]finding.Finding, 0, len(results))
 	cut := false
 	for _, r := range results {
@@ -213,6 +218,9 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 			Path:    s.docPath(r.Path),
 		}, r.Level)
 		attachEvidence(&f, r.Rule, r.Inputs, s.inputs())
+		if free != nil && !free[resultKey(r)] {
+			restsOnAssumedModel(&f, s.inputs()["model"])
+		}
 		f.Memory = memoryFor(r.Rule, s.memory)
 		for _, rel := range r.Related {
 			f.Related = append(f.Related, finding.Related{Range: s.locateRelated(rel), Message: rel.Message})
@@ -227,9 +235,59 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 			}
 		}
 		withholdFix(&f, r.Rule, s.inputs())
+		if free != nil && !free[resultKey(r)] {
+			f.Fixes = nil // sized on a model guessed from a name
+		}
 		out = append(out, f)
 	}
 	return out, cut, nil
+}
+
+// modelFree evaluates the rules once more as if the model a name
+// suggested were unknown, when the target rests on one
+// (Target.ModelByName), and returns the results that pass holds: those do
+// not rest on the guess. It returns nil when the model was not guessed.
+func (l *Linter) modelFree(ctx context.Context, s *subject, params map[string]any) (map[string]bool, error) {
+	if !s.tgt.ModelByName {
+		return nil, nil
+	}
+	c := *s
+	c.tgt.Model, c.tgt.ModelSource, c.tgt.ModelByName = nil, "", false
+	c.evidence, c.sizing, c.memory = nil, nil, nil
+	if _, ok := s.extra["mig"]; ok {
+		c.extra = map[string]any{"mig": migInput(l.deps.Targets.Catalog(), c.value, c.tgt)}
+	}
+	results, err := l.deps.Engine.Eval(ctx, c.kind, c.input(params))
+	if err != nil {
+		return nil, err
+	}
+	free := make(map[string]bool, len(results))
+	for _, r := range results {
+		free[resultKey(r)] = true
+	}
+	return free, nil
+}
+
+// resultKey identifies a rule's result by rule, path and message.
+func resultKey(r check.Result) string {
+	id := ""
+	if r.Rule != nil {
+		id = r.Rule.ID
+	}
+	return fmt.Sprintf("%s\x00%s\x00%v\x00%s", id, r.Level, r.Path, r.Message)
+}
+
+// restsOnAssumedModel marks a finding that appears only because of a
+// model guessed from its name: at most info, the guess in its evidence
+// and its message. A finding whose evidence already holds the model was
+// marked by attachEvidence.
+func restsOnAssumedModel(f *finding.Finding, model finding.Input) {
+	if slices.ContainsFunc(f.Evidence, func(e finding.Input) bool { return e.Name == "model" }) {
+		return
+	}
+	f.Evidence = append(f.Evidence, model)
+	f.Severity = min(f.Severity, finding.SeverityInfo)
+	f.Message += "; " + AssumedNote([]finding.Input{model})
 }
 
 // timeoutFinding reports a document whose checks ran past the file's

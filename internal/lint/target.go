@@ -38,6 +38,10 @@ type Target struct {
 	// the config.json of a Hugging Face cache snapshot or of a model
 	// directory (its path).
 	ModelSource string
+	// ModelByName is set when nothing held ModelID and Model is the
+	// catalog model its name alone suggests (tuner.Catalog.ModelByName):
+	// an assumed input, so every verdict resting on it is at most info.
+	ModelByName bool
 	// ModelFrom says where ModelID came from: flag, project, manifest or
 	// config.
 	ModelFrom string
@@ -332,6 +336,11 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	if modelID != "" {
 		t.ModelID, t.ModelFrom = modelID, modelFrom
 		t.Model, t.ModelSource, _ = r.model(modelID, false)
+		if t.Model == nil {
+			if m, _, ok := r.cat.ModelByName(modelID); ok {
+				t.Model, t.ModelSource, t.ModelByName = m, "catalog", true
+			}
+		}
 	}
 	return t
 }

@@ -1,0 +1,105 @@
+package lint_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/lint"
+)
+
+// A fine-tune the catalog, the cache and the disk do not know is sized as
+// the one catalog model its name names, as an assumed input: every
+// verdict resting on it is info, says so, names how to state the model and
+// carries the guess as evidence at the place the file names the model. A
+// verdict that does not rest on the model keeps its severity, and a name
+// matching no single catalog model is left unknown.
+func TestModelAssumedFromName(t *testing.T) {
+	manifest := func(model, tp string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: server
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-l4
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.0
+        args: ["--model=` + model + `", "--tensor-parallel-size=` + tp + `", "--max-model-len=4096"]
+        resources:
+          limits:
+            nvidia.com/gpu: "` + tp + `"
+`
+	}
+	_, paths := writeFiles(t, map[string]string{
+		// 70B on one L4: the weights cannot fit.
+		"big.yaml": manifest("acme/llama-3.1-70b-sft-v2", "1"),
+		// 64 attention heads over TP 3: vLLM refuses to start, if the
+		// model is the one the name suggests.
+		"heads.yaml": manifest("acme/llama-3.1-70b-sft-v2", "3"),
+		// Llama 3.1 has no 13B: no catalog model, no verdict.
+		"unknown.yaml": manifest("acme/llama-3.1-13b-sft", "1"),
+	})
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]lint.FileResult{}
+	for _, fr := range res.Files {
+		files[filepath.Base(fr.Path)] = fr
+	}
+
+	if s := files["unknown.yaml"].Sizing; s != nil {
+		t.Errorf("unknown.yaml: sizing %+v, want none", s)
+	}
+	if s := files["big.yaml"].Sizing; s == nil || s.Fits || s.AssumedModel != "meta-llama/Llama-3.1-70B" {
+		t.Errorf("big.yaml: sizing %+v, want a 70B estimate that does not fit, assumed meta-llama/Llama-3.1-70B", s)
+	}
+	for _, name := range []string{"big.yaml", "heads.yaml"} {
+		fr := files[name]
+		rested := 0
+		for _, f := range fr.Findings {
+			var model *finding.Input
+			for i, in := range f.Evidence {
+				if in.Name == "model" {
+					model = &f.Evidence[i]
+				}
+			}
+			if model == nil {
+				continue
+			}
+			rested++
+			if f.Severity > finding.SeverityInfo {
+				t.Errorf("%s %s: severity %v on an assumed model, want info", name, f.Rule, f.Severity)
+			}
+			if model.Source != finding.SourceAssumed || model.Range == nil || model.Range.Start.Line != 13 {
+				t.Errorf("%s %s: model evidence %+v, want assumed, at line 13", name, f.Rule, model)
+			}
+			if !strings.Contains(f.Message, "assumes model meta-llama/Llama-3.1-70B") ||
+				!strings.Contains(f.Message, "from the name acme/llama-3.1-70b-sft-v2") ||
+				!strings.Contains(f.Message, "state the model to confirm") {
+				t.Errorf("%s %s: message %q does not say the model is assumed from the name", name, f.Rule, f.Message)
+			}
+			if len(f.Fixes) > 0 {
+				t.Errorf("%s %s: a fix sized on an assumed model", name, f.Rule)
+			}
+		}
+		if rested == 0 {
+			t.Errorf("%s: no finding rests on the assumed model: %+v", name, fr.Findings)
+		}
+	}
+	heads := false
+	for _, f := range files["heads.yaml"].Findings {
+		if f.Rule == "VLLM002" {
+			heads = true
+		}
+	}
+	if !heads {
+		t.Errorf("heads.yaml: no VLLM002 on 64 heads over TP 3: %+v", files["heads.yaml"].Findings)
+	}
+}

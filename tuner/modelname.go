@@ -1,0 +1,106 @@
+package tuner
+
+import (
+	"regexp"
+	"strings"
+)
+
+// sizeToken matches a parameter-count token of a model name: "8b", "0.5b",
+// "135m", "8x7b".
+var sizeToken = regexp.MustCompile(`^(\d+x)?\d+(\.\d+)?[bm]$`)
+
+// nameTokens splits the part of a model id after its last "/" into
+// lower-case tokens at every character other than a letter, a digit or a
+// dot: "Qwen2.5-7B-Instruct" is qwen2.5, 7b, instruct.
+func nameTokens(id string) []string {
+	name := strings.ToLower(id[strings.LastIndex(id, "/")+1:])
+	return strings.FieldsFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.')
+	})
+}
+
+// ModelByName maps a model id the catalog does not hold, such as a
+// fine-tune's ("acme/llama-3.1-8b-sft-v2", "my-org/Qwen2.5-7B-Instruct-ft"),
+// to the one catalog model whose name it contains, by name alone. A
+// catalog name (an id or alias, after its "/") counts when its tokens
+// appear in a row in the id's and it carries a size token (8b, 0.5b,
+// 135m, 8x7b): a family and a size. Where the names found overlap, the
+// longest wins (qwen2.5-7b-instruct over qwen2.5-7b). There must be one
+// model left, and every size token of the id must lie in its name: an id
+// naming two models or two sizes ("llama-3.1-8b-pruned-to-1b") maps to
+// none. It returns the model and the catalog name that matched.
+//
+// The answer is a guess from the name, not the checkpoint: a caller must
+// treat it as an assumed input.
+func (c *Catalog) ModelByName(id string) (*Model, string, bool) {
+	toks := nameTokens(id)
+	if len(toks) == 0 {
+		return nil, "", false
+	}
+	type match struct {
+		m          *Model
+		name       string
+		start, end int
+	}
+	var found []match
+	for _, m := range c.models {
+		for _, n := range append([]string{m.ID}, m.Aliases...) {
+			nt := nameTokens(n)
+			if !hasSize(nt) {
+				continue
+			}
+			for i := 0; i+len(nt) <= len(toks); i++ {
+				if equalTokens(toks[i:i+len(nt)], nt) {
+					found = append(found, match{m, n, i, i + len(nt)})
+				}
+			}
+		}
+	}
+	// Keep the matches no longer match contains.
+	var kept []match
+	for _, a := range found {
+		inside := false
+		for _, b := range found {
+			if b.start <= a.start && a.end <= b.end && b.end-b.start > a.end-a.start {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			kept = append(kept, a)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, "", false
+	}
+	best := kept[0]
+	for _, k := range kept[1:] {
+		if k.m != best.m {
+			return nil, "", false
+		}
+	}
+	for i, t := range toks {
+		if sizeToken.MatchString(t) && (i < best.start || i >= best.end) {
+			return nil, "", false
+		}
+	}
+	return best.m, best.name, true
+}
+
+func hasSize(toks []string) bool {
+	for _, t := range toks {
+		if sizeToken.MatchString(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func equalTokens(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

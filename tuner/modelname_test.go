@@ -1,0 +1,41 @@
+package tuner
+
+import "testing"
+
+func TestModelByName(t *testing.T) {
+	c := testCatalog(t)
+	tests := []struct{ in, want, via string }{
+		// A family and a size the catalog holds, in a fine-tune's name.
+		{"acme/llama-3.1-8b-sft-v2", "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-8B"},
+		{"my-org/Qwen2.5-7B-Instruct-ft", "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"},
+		{"team/Meta-Llama-3.1-70B-Instruct-lora-merged", "meta-llama/Llama-3.1-70B", "meta-llama/Meta-Llama-3.1-70B-Instruct"},
+		{"acme/gemma-2-9b-it-dpo", "google/gemma-2-9b", "google/gemma-2-9b-it"},
+		{"lab/SmolLM2-135M-math", "HuggingFaceTB/SmolLM2-135M", "HuggingFaceTB/SmolLM2-135M"},
+		{"acme/Qwen3-30B-A3B-sft", "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B"},
+		{"acme/mistral-7b-v0.3-chat", "mistralai/Mistral-7B-v0.3", "mistralai/Mistral-7B-v0.3"},
+		// No catalog name in a row: no family, no size, or a size the
+		// family does not have.
+		{"acme/llama-8b-sft", "", ""},
+		{"acme/llama-3.1-13b-sft", "", ""},
+		{"acme/qwen-7b-chat", "", ""},
+		{"acme/my-model", "", ""},
+		// Two models, or two sizes: ambiguous.
+		{"acme/llama-3.1-8b-vs-qwen2.5-7b", "", ""},
+		{"acme/llama-3.1-8b-pruned-to-1b", "", ""},
+		{"acme/mistral-7b-sft", "", ""}, // v0.1 or v0.3
+		// Names without a size token are never mapped by name.
+		{"acme/gpt2-finetuned", "", ""},
+		{"acme/bert-base-uncased-ner", "", ""},
+		{"acme/phi-4-sft", "", ""},
+	}
+	for _, tc := range tests {
+		m, via, ok := c.ModelByName(tc.in)
+		got := ""
+		if ok {
+			got = m.ID
+		}
+		if got != tc.want || via != tc.via {
+			t.Errorf("ModelByName(%q) = %q via %q, want %q via %q", tc.in, got, via, tc.want, tc.via)
+		}
+	}
+}
