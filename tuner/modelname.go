@@ -9,6 +9,15 @@ import (
 // "135m", "8x7b".
 var sizeToken = regexp.MustCompile(`^(\d+x)?\d+(\.\d+)?[bm]$`)
 
+// quantTokens name a weight format in a model id ("...-AWQ", "-FP8",
+// "-bnb-4bit"): a name carrying one outside the catalog name it matched
+// has weights unlike the catalog checkpoint's, so it is not mapped.
+var quantTokens = map[string]bool{
+	"fp8": true, "fp4": true, "nvfp4": true, "mxfp4": true, "int4": true, "int8": true, "awq": true,
+	"gptq": true, "bnb": true, "4bit": true, "8bit": true, "nf4": true, "gguf": true, "w4a16": true,
+	"w8a8": true, "w8a16": true, "exl2": true, "quantized": true,
+}
+
 // nameTokens splits the part of a model id after its last "/" into
 // lower-case tokens at every character other than a letter, a digit or a
 // dot: "Qwen2.5-7B-Instruct" is qwen2.5, 7b, instruct.
@@ -28,7 +37,9 @@ func nameTokens(id string) []string {
 // longest wins (qwen2.5-7b-instruct over qwen2.5-7b). There must be one
 // model left, and every size token of the id must lie in its name: an id
 // naming two models or two sizes ("llama-3.1-8b-pruned-to-1b") maps to
-// none. It returns the model and the catalog name that matched.
+// none, and so does one naming a weight format the catalog name does not
+// ("llama-3.1-8b-sft-awq": its weights are not the catalog's). It returns
+// the model and the catalog name that matched.
 //
 // The answer is a guess from the name, not the checkpoint: a caller must
 // treat it as an assumed input.
@@ -80,7 +91,7 @@ func (c *Catalog) ModelByName(id string) (*Model, string, bool) {
 		}
 	}
 	for i, t := range toks {
-		if sizeToken.MatchString(t) && (i < best.start || i >= best.end) {
+		if (sizeToken.MatchString(t) || quantTokens[t]) && (i < best.start || i >= best.end) {
 			return nil, "", false
 		}
 	}

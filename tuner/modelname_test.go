@@ -23,6 +23,11 @@ func TestModelByName(t *testing.T) {
 		{"acme/llama-3.1-8b-vs-qwen2.5-7b", "", ""},
 		{"acme/llama-3.1-8b-pruned-to-1b", "", ""},
 		{"acme/mistral-7b-sft", "", ""}, // v0.1 or v0.3
+		// A weight format the catalog name does not carry: other weights.
+		{"acme/llama-3.1-8b-sft-awq", "", ""},
+		{"acme/Qwen2.5-7B-Instruct-FP8-ft", "", ""},
+		{"unsloth/llama-3.1-8b-bnb-4bit-sft", "", ""},
+		{"acme/Llama-4-Maverick-17B-128E-Instruct-FP8-eval", "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8"},
 		// Names without a size token are never mapped by name.
 		{"acme/gpt2-finetuned", "", ""},
 		{"acme/bert-base-uncased-ner", "", ""},
