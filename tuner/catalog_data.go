@@ -1691,7 +1691,7 @@ func catalogData() catalogDoc {
 				PublishedSrc:  "Qwen2.5-0.5B-Instruct model card: 0.49B (0.36B non-embedding); config copy in Abandon-ht/LLM-tutorial docs",
 			}, {
 				ID:            "Qwen/Qwen2.5-1.5B",
-				Aliases:       []string{"Qwen/Qwen2.5-1.5B-Instruct"},
+				Aliases:       []string{"Qwen/Qwen2.5-1.5B-Instruct", "Qwen/Qwen2.5-Coder-1.5B", "Qwen/Qwen2.5-Coder-1.5B-Instruct"},
 				ModelType:     "qwen2",
 				Hidden:        1536,
 				Layers:        28,
@@ -1783,6 +1783,7 @@ func catalogData() catalogDoc {
 				PublishedSrc: "Qwen2.5-14B model card: 14.7B (13.1B non-embedding), memory-model.md §8.1",
 			}, {
 				ID:           "Qwen/Qwen2.5-14B-Instruct",
+				Aliases:      []string{"Qwen/Qwen2.5-Coder-14B", "Qwen/Qwen2.5-Coder-14B-Instruct"},
 				ModelType:    "qwen2",
 				Hidden:       5120,
 				Layers:       48,
