@@ -73,6 +73,9 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 	var ok bool
 	if k, _ := w.Get("kind"); k == "finetune" {
 		tw, ok = recipe.Workload(w, t.GPUs)
+		if recipe.FusedLoss(w, t.Model) {
+			tw.Loss = tuner.FusedLoss
+		}
 	} else {
 		tw, ok = w.Tuner(t.GPUs)
 	}

@@ -219,3 +219,21 @@ func Alternatives(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom f
 	}
 	return out
 }
+
+// ligerFusedLoss lists the model types whose Liger patch fuses the LM head
+// into the loss by default (fused_linear_cross_entropy=True in
+// apply_liger_kernel_to_<family>, linkedin/Liger-Kernel 00218a0
+// src/liger_kernel/transformers/monkey_patch.py). Granite, for one, keeps
+// the logits (its patch refuses the fused loss).
+var ligerFusedLoss = map[string]bool{
+	"llama": true, "mistral": true, "mixtral": true, "ministral": true, "qwen2": true,
+	"gemma": true, "gemma2": true, "phi3": true, "smollm3": true, "nemotron": true,
+}
+
+// FusedLoss reports whether a recipe's loss never holds the whole logits:
+// it turns on Liger kernels (use_liger_kernel) for a model whose Liger
+// patch fuses the loss.
+func FusedLoss(w *normalize.Workload, m *tuner.Model) bool {
+	on, _ := w.Get("liger")
+	return on == true && m != nil && ligerFusedLoss[strings.ToLower(m.ModelType)]
+}

@@ -124,3 +124,20 @@ func TestWorkload(t *testing.T) {
 		})
 	}
 }
+
+// use_liger_kernel fuses the loss only for families whose Liger patch
+// does so by default.
+func TestFusedLoss(t *testing.T) {
+	on := recipeWorkload(t, "model_name_or_path: m\nbf16: true\nuse_liger_kernel: true\n")
+	off := recipeWorkload(t, "model_name_or_path: m\nbf16: true\n")
+	qwen := &tuner.Model{ModelType: "qwen2"}
+	if !recipe.FusedLoss(on, qwen) {
+		t.Error("use_liger_kernel on a Qwen2 model: loss not fused")
+	}
+	if recipe.FusedLoss(off, qwen) {
+		t.Error("no use_liger_kernel: loss fused")
+	}
+	if recipe.FusedLoss(on, &tuner.Model{ModelType: "granite"}) || recipe.FusedLoss(on, nil) {
+		t.Error("Granite (whose patch keeps the logits) or an unknown model: loss fused")
+	}
+}
