@@ -27,6 +27,14 @@ var loraTargetSpellings = map[string]bool{
 // FSDP. ok is false for adapters the memory model has no regime for
 // (LLaMA-Factory freeze, other PEFT).
 func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
+	return WorkloadAssuming(w, gpus, Sharding{})
+}
+
+// WorkloadAssuming is Workload with a sharding the recipe does not state
+// in its own keys: the one its leading comment names (StatedHardware).
+// The recipe's DeepSpeed config or FSDP keys win; a recipe that names a
+// DeepSpeed config gpulint could not read stays unknown.
+func WorkloadAssuming(w *normalize.Workload, gpus int, assumed Sharding) (tuner.Workload, bool) {
 	get := func(f string) any { v, _ := w.Get(f); return v }
 	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
 	str := func(f string) string { return value.String(get(f)) }
@@ -66,6 +74,8 @@ func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
 	} else if w.ApplyFSDP(&tw) {
 		// FSDP FULL_SHARD partitions like ZeRO-3, SHARD_GRAD_OP like ZeRO-2
 		// (normalize.Workload.ApplyFSDP); the planner speaks FSDP's names.
+		sharded = true
+	} else if !hasDS && assumed.apply(&tw) {
 		sharded = true
 	}
 	switch {
@@ -132,6 +142,26 @@ func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
 		}
 	}
 	return tw, true
+}
+
+// apply sets a named sharding on a workload: ZeRO at its stage, or FSDP
+// full shard (FSDP1 unless FSDP2 is named: FullyShardedDataParallelPlugin's
+// fsdp_version defaults to 1, huggingface/accelerate 16cb6eb
+// src/accelerate/utils/dataclasses.py). false when s names none.
+func (s Sharding) apply(tw *tuner.Workload) bool {
+	switch s.Scheme {
+	case "zero":
+		tw.Sharding, tw.ZeroStage = tuner.ZeRO, s.Stage
+	case "fsdp":
+		tw.Sharding, tw.ZeroStage = tuner.FSDP1, 3
+		if s.Version == 2 {
+			tw.Sharding = tuner.FSDP2
+		}
+	default:
+		return false
+	}
+	tw.OffloadOptimizer, tw.OffloadParam = tuner.NoOffload, tuner.NoOffload
+	return true
 }
 
 // precision picks the memory model's precision regime for a
