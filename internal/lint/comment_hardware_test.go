@@ -2,6 +2,7 @@ package lint_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,6 +125,8 @@ func TestRecipeCommentLosesToStatedSources(t *testing.T) {
 		opts  lint.Options
 		files map[string]string
 		want  string // a TARGET001 message fragment
+		// related is where the winning statement is, "" for a flag.
+		related string
 	}{
 		{name: "gpus flag", opts: lint.Options{GPUs: 2},
 			files: map[string]string{"sft.yaml": sftRecipe(comment, "4096", "1")},
@@ -133,16 +136,16 @@ func TestRecipeCommentLosesToStatedSources(t *testing.T) {
 			want:  "the comment states GPU H100-80GB, but the --gpu flag gives A100-80GB, which is used for it"},
 		{name: "deepspeed config", files: map[string]string{
 			"sft.yaml": sftRecipe(comment, "4096", "1") + "deepspeed: ds.json\n",
-			"ds.json":  `{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "zero_optimization": {"stage": 2}}` + "\n",
-		}, want: "the comment states sharding DeepSpeed ZeRO-3, but the DeepSpeed config the recipe names gives DeepSpeed ZeRO-2, which is used for it"},
+			"ds.json":  "{\n  \"train_micro_batch_size_per_gpu\": 1,\n  \"bf16\": {\"enabled\": true},\n  \"zero_optimization\": {\n    \"stage\": 2\n  }\n}\n",
+		}, want: "the comment states sharding DeepSpeed ZeRO-3, but the DeepSpeed config the recipe names gives DeepSpeed ZeRO-2, which is used for it", related: "ds.json:5"},
 		{name: "deepspeed config and a gpus flag", opts: lint.Options{GPUs: 8}, files: map[string]string{
 			"sft.yaml": sftRecipe(comment, "4096", "1") + "deepspeed: ds.json\n",
 			"ds.json":  `{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "zero_optimization": {"stage": 1}}` + "\n",
-		}, want: "the comment states sharding DeepSpeed ZeRO-3, but the DeepSpeed config the recipe names gives DeepSpeed ZeRO-1, which is used for it"},
+		}, want: "the comment states sharding DeepSpeed ZeRO-3, but the DeepSpeed config the recipe names gives DeepSpeed ZeRO-1, which is used for it", related: "ds.json:1"},
 		{name: "launch script", files: map[string]string{
 			"axolotl.yaml": comment + "\nbase_model: Qwen/Qwen2.5-Coder-7B-Instruct\nsequence_len: 4096\nmicro_batch_size: 1\nbf16: true\n",
 			"run.sh":       "accelerate launch --num_processes 4 -m axolotl.cli.train axolotl.yaml\n",
-		}, want: "the comment states GPU count 8 (8× H100-80GB, DeepSpeed ZeRO-3), but the command that launches this file gives 4, which is used for it"},
+		}, want: "the comment states GPU count 8 (8× H100-80GB, DeepSpeed ZeRO-3), but the command that launches this file gives 4, which is used for it", related: "run.sh:1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -160,6 +163,13 @@ func TestRecipeCommentLosesToStatedSources(t *testing.T) {
 				if strings.Contains(f.Message, tc.want) {
 					if f.Severity != finding.SeverityInfo || f.Range.Start.Line != 1 {
 						t.Errorf("TARGET001 at line %d, %v; want info at the comment (line 1)", f.Range.Start.Line, f.Severity)
+					}
+					var rel []string
+					for _, r := range f.Related {
+						rel = append(rel, fmt.Sprintf("%s:%d", filepath.Base(r.Range.File), r.Range.Start.Line))
+					}
+					if got := strings.Join(rel, " "); got != tc.related {
+						t.Errorf("related %q, want %q", got, tc.related)
 					}
 					return
 				}

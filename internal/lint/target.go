@@ -434,11 +434,15 @@ func (l *Linter) overrideFindings(s *subject) []finding.Finding {
 			at = s.locate(o.Path)
 		}
 		if o.From == "comment" {
-			out = append(out, l.stamp(r, finding.Finding{
+			f := finding.Finding{
 				Message: fmt.Sprintf("the comment states %s %s, but %s gives %s, which is used for it; correct whichever is stale",
 					o.Name, o.Default, o.By, o.File),
 				Range: at,
-			}, "info"))
+			}
+			if w, ok := s.winnerAt(o.Name); ok {
+				f.Related = []finding.Related{{Range: w, Message: fmt.Sprintf("%s %s is stated here", o.Name, o.File)}}
+			}
+			out = append(out, l.stamp(r, f, "info"))
 			continue
 		}
 		from := map[string]string{"flag": "the --" + map[string]string{"GPU": "gpu", "GPU count": "gpus", "model": "model"}[o.Name] + " flag", "project": "the project file's targets"}[o.From]
@@ -507,4 +511,30 @@ func statedBy(from, flag string) string {
 		return "the command that launches this file"
 	}
 	return "the pod that launches this file"
+}
+
+// winnerAt locates the statement that won over a recipe comment's value
+// (what: GPU, GPU count or sharding) where it is written in a file: the
+// pod's GPU label, the launch's process count, the DeepSpeed config's
+// stage or the recipe's FSDP key. false for a flag or the project file.
+func (s *subject) winnerAt(what string) (finding.Range, bool) {
+	t := s.tgt
+	switch what {
+	case "GPU":
+		if t.GPUAt != nil && t.GPUFrom == "manifest" {
+			return *t.GPUAt, true
+		}
+	case "GPU count":
+		if s.launcher != nil && t.GPUsAt != nil {
+			return s.launcher.locate(t.GPUsAt.path), true
+		}
+	case "sharding":
+		if s.deepspeed != nil {
+			return s.deepspeed.locate([]any{"zero_optimization", "stage"}), true
+		}
+		if p := s.work.Paths["fsdp.sharding"]; len(p) > 0 {
+			return s.locate(p), true
+		}
+	}
+	return finding.Range{}, false
 }
