@@ -13,6 +13,9 @@ type weightFormat struct {
 	name        string
 	linearBytes float64 // bytes per linear-layer parameter, incl. scales
 	otherBytes  float64 // bytes per other parameter
+	// skip is what the checkpoint's quantization_config leaves in 16 bits
+	// (modules_to_not_convert, ignore); zero for a format chosen by flag.
+	skip quantSkip
 }
 
 // Bytes per parameter, precision.md §2.1:
@@ -22,17 +25,30 @@ type weightFormat struct {
 //   - nf4 with double quantization: 4.127 bits ≈ 0.516 B (QLoRA paper §3, memory-model.md §6.1)
 //   - mxfp4: 4 + 8/32 bits = 0.53125 B; nvfp4: 4 + 8/16 bits = 0.5625 B
 var weightFormats = map[string]weightFormat{
-	"fp32":   {"fp32", 4, 4},
-	"fp16":   {"fp16", 2, 2},
-	"bf16":   {"bf16", 2, 2},
-	"fp8":    {"fp8", 1, 2},
-	"int8":   {"int8", 1, 2},
-	"awq":    {"awq", 0.5 + 2.0/128 + 0.5/128, 2},
-	"gptq":   {"gptq", 0.5 + 2.0/128 + 0.5/128, 2},
-	"nf4":    {"nf4", 0.5625, 2},
-	"nf4-dq": {"nf4-dq", 4.127 / 8, 2},
-	"mxfp4":  {"mxfp4", 0.53125, 2},
-	"nvfp4":  {"nvfp4", 0.5625, 2},
+	"fp32":   {name: "fp32", linearBytes: 4, otherBytes: 4},
+	"fp16":   {name: "fp16", linearBytes: 2, otherBytes: 2},
+	"bf16":   {name: "bf16", linearBytes: 2, otherBytes: 2},
+	"fp8":    {name: "fp8", linearBytes: 1, otherBytes: 2},
+	"int8":   {name: "int8", linearBytes: 1, otherBytes: 2},
+	"awq":    {name: "awq", linearBytes: int4GroupBytes(128), otherBytes: 2},
+	"gptq":   {name: "gptq", linearBytes: int4GroupBytes(128), otherBytes: 2},
+	"nf4":    {name: "nf4", linearBytes: 0.5625, otherBytes: 2},
+	"nf4-dq": {name: "nf4-dq", linearBytes: 4.127 / 8, otherBytes: 2},
+	"mxfp4":  {name: "mxfp4", linearBytes: 0.53125, otherBytes: 2},
+	"nvfp4":  {name: "nvfp4", linearBytes: 0.5625, otherBytes: 2},
+}
+
+// int4GroupBytes is the storage of one int4 weight with an fp16 scale and a
+// packed 4-bit zero point per group of g input rows (AWQ qweight/qzeros/
+// scales, GPTQ qweight/qzeros/scales: vllm-project/vllm
+// vllm/model_executor/layers/quantization/awq.py and gptq.py
+// create_weights); g ≤ 0 is one group per output channel (group_size -1),
+// whose scales are negligible.
+func int4GroupBytes(g int) float64 {
+	if g <= 0 {
+		return 0.5
+	}
+	return 0.5 + 2/float64(g) + 0.5/float64(g)
 }
 
 var weightFormatAliases = map[string]string{
@@ -54,8 +70,21 @@ func lookupWeightFormat(s string) (weightFormat, error) {
 	return f, nil
 }
 
-// checkpointFormat maps a checkpoint's quantization_config to a weight format.
+// checkpointFormat maps a checkpoint's quantization_config to a weight
+// format, with the group size and the modules it leaves unquantized.
 func checkpointFormat(q *Quantization) (weightFormat, bool) {
+	f, ok := checkpointScheme(q)
+	if !ok {
+		return f, false
+	}
+	if (f.name == "gptq" || f.name == "awq") && q.GroupSize != 0 {
+		f.linearBytes = int4GroupBytes(q.GroupSize)
+	}
+	f.skip = q.Skip
+	return f, true
+}
+
+func checkpointScheme(q *Quantization) (weightFormat, bool) {
 	if q == nil {
 		return weightFormat{}, false
 	}
@@ -98,19 +127,35 @@ func autoKV(s string) bool {
 // quantizableParams counts the parameters in the layers' weight matrices
 // (attention and MLP projections, experts and routers): what quantizers
 // replace. Embeddings, lm_head, norms and biases are not included.
-func (m *Model) quantizableParams() int64 {
+func (m *Model) quantizableParams() int64 { return m.quantizedParams(quantSkip{}) }
+
+// quantizedParams is quantizableParams less the modules skip leaves in 16
+// bits.
+func (m *Model) quantizedParams(skip quantSkip) int64 {
 	strip := *m
 	strip.LinearBias, strip.QKVBias, strip.QKNorm = false, false, false
+	if strip.MoE != nil {
+		e := *strip.MoE
+		e.RouterBias, e.ExpertBias = false, false
+		strip.MoE = &e
+	}
 	attn := strip.AttentionParams()
 	if a := m.MLA; a != nil {
 		attn -= int64(a.QLoRARank + a.KVLoRARank) // the two latent norms
 	}
-	dense := int64(m.Layers-m.moeLayers()) * strip.DenseMLPParams()
-	var moe int64
-	if e := m.MoE; e != nil {
-		moe = int64(m.moeLayers()) * (strip.MoEParams() - boolInt64(e.RouterBias)*int64(e.Experts))
+	L := float64(m.Layers)
+	keep := func(skipped int) float64 { return max(L-float64(skipped), 0) / L }
+	q := float64(m.Layers) * float64(attn) * keep(skip.Attention)
+	mlpKeep := keep(skip.MLP)
+	q += float64(m.Layers-m.moeLayers()) * float64(strip.DenseMLPParams()) * mlpKeep
+	if e := strip.MoE; e != nil {
+		router := int64(m.Hidden) * int64(e.Experts)
+		experts := strip.MoEParams() - router
+		n := float64(m.moeLayers())
+		q += n * float64(experts) * min(mlpKeep, keep(skip.Experts))
+		q += n * float64(router) * min(mlpKeep, keep(skip.Router))
 	}
-	return int64(m.Layers)*attn + dense + moe
+	return int64(q)
 }
 
 func boolInt64(b bool) int64 {
@@ -122,7 +167,7 @@ func boolInt64(b bool) int64 {
 
 // weightBytes is the total weight storage of m in format f.
 func weightBytes(m *Model, f weightFormat) int64 {
-	q := m.quantizableParams()
+	q := m.quantizedParams(f.skip)
 	other := m.Params() - q
 	if other < 0 {
 		other = 0

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -87,6 +88,7 @@ var hfFamilies = map[string]hfFamily{
 	"gemma3_text": {tiedDefault: true, mlp: "geglu", norms: 4, qkNorm: true},
 	"deepseek_v2": {mlp: "swiglu", norms: 2},
 	"deepseek_v3": {mlp: "swiglu", norms: 2},
+	"gpt_oss":     {mlp: "swiglu", norms: 2},
 	"gpt2":        {tiedDefault: true, qkvBias: true, mlp: "gelu", norms: 2, classic: true},
 	"bert":        {tiedDefault: true, qkvBias: true, mlp: "gelu", norms: 2, classic: true, encoder: true},
 	"roberta":     {tiedDefault: true, qkvBias: true, mlp: "gelu", norms: 2, classic: true, encoder: true},
@@ -104,7 +106,7 @@ func SupportedModelTypes() []string { return sortedKeys(hfFamilies) }
 // ModelFromHFConfig builds a Model from a Hugging Face config.json. It
 // understands decoder-only llama, mistral, mixtral, qwen2, qwen2_moe, qwen3,
 // qwen3_moe, phi3, granite, gemma, gemma2, gemma3_text, deepseek_v2,
-// deepseek_v3 and gpt2 configs and encoder-only bert and roberta configs.
+// deepseek_v3, gpt_oss and gpt2 configs and encoder-only bert and roberta configs.
 // Multimodal configs whose language model sits under "text_config" are read
 // from there. The model id is the config's _name_or_path when present.
 func ModelFromHFConfig(data []byte) (*Model, error) {
@@ -210,6 +212,13 @@ func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
 		m.MoE = &MoE{Experts: need("num_experts"), ActiveExperts: need("num_experts_per_tok"),
 			Intermediate: need("moe_intermediate_size"), SharedIntermediate: opt(0, "shared_expert_intermediate_size")}
 		m.MoE.SharedGate = m.MoE.SharedIntermediate > 0
+	case "gpt_oss":
+		// transformers models/gpt_oss/modeling_gpt_oss.py: GptOssExperts
+		// holds gate_up_proj (E × h × 2I) and down_proj (E × I × h) with
+		// biases, GptOssTopKRouter a Linear(h, E) with bias; attention
+		// projections carry biases (attention_bias).
+		m.MoE = &MoE{Experts: need("num_local_experts"), ActiveExperts: need("num_experts_per_tok", "experts_per_token"),
+			Intermediate: m.Intermediate, RouterBias: true, ExpertBias: true}
 	case "deepseek_v2", "deepseek_v3":
 		a := &MLA{QLoRARank: opt(0, "q_lora_rank"), KVLoRARank: need("kv_lora_rank"),
 			QKRopeDim: need("qk_rope_head_dim"), QKNopeDim: need("qk_nope_head_dim"), VHeadDim: need("v_head_dim")}
@@ -222,7 +231,7 @@ func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
 		}
 	}
 	if q, ok := c["quantization_config"].(map[string]any); ok {
-		m.Quant = quantFromConfig(hfConfig(q))
+		m.Quant = quantFromConfig(hfConfig(q), m.Layers)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -230,11 +239,44 @@ func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
 	return m, nil
 }
 
-func quantFromConfig(q hfConfig) *Quantization {
+func quantFromConfig(q hfConfig, layers int) *Quantization {
 	out := &Quantization{Method: strings.ToLower(q.str("quant_method"))}
 	if b, ok, _ := q.int("bits", "w_bit", "weight_bits"); ok {
 		out.Bits = b
 	}
+	if g, ok, _ := q.int("group_size", "q_group_size"); ok {
+		out.GroupSize = g
+	}
+	// compressed-tensors keeps the weight scheme under
+	// config_groups.<name>.weights (num_bits, group_size, strategy).
+	if groups, ok := q["config_groups"].(map[string]any); ok {
+		for _, k := range sortedKeys(groups) {
+			g, _ := groups[k].(map[string]any)
+			w, _ := g["weights"].(map[string]any)
+			if w == nil {
+				continue
+			}
+			wc := hfConfig(w)
+			if b, ok, _ := wc.int("num_bits"); ok && out.Bits == 0 {
+				out.Bits = b
+			}
+			if gs, ok, _ := wc.int("group_size"); ok && out.GroupSize == 0 {
+				out.GroupSize = gs
+			}
+			break
+		}
+	}
+	var skip []string
+	for _, key := range []string{"modules_to_not_convert", "ignore", "llm_int8_skip_modules"} {
+		if l, ok := q[key].([]any); ok {
+			for _, v := range l {
+				if s, ok := v.(string); ok {
+					skip = append(skip, s)
+				}
+			}
+		}
+	}
+	out.Skip = parseQuantSkip(skip, layers)
 	switch {
 	case out.Method == "bitsandbytes" && q.bool("load_in_4bit", false):
 		out.Bits = 4
@@ -259,4 +301,75 @@ func normalizeDtype(s string) string {
 	default:
 		return "float32"
 	}
+}
+
+// parseQuantSkip reads a quantization_config's list of unquantized modules
+// (transformers' modules_to_not_convert, compressed-tensors' ignore,
+// bitsandbytes' llm_int8_skip_modules) into per-kind layer counts. A name
+// with a layer index ("model.layers.0.mlp") counts that layer, a wildcard or
+// bare name ("model.layers.*.self_attn", "gate") every layer; lm_head and
+// embeddings are 16-bit anyway. Kinds: attention (self_attn, attn),
+// router (router, a bare or trailing "gate"), experts (experts,
+// shared_expert), and the whole MLP (mlp, feed_forward, block_sparse_moe).
+// compressed-tensors may prefix a regular expression with "re:"; its
+// pattern is read the same way.
+func parseQuantSkip(names []string, layers int) quantSkip {
+	type key struct {
+		kind  string
+		layer int
+	}
+	seen := map[key]bool{}
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimPrefix(n, "re:"))
+		var kind string
+		switch {
+		case strings.Contains(n, "router"), n == "gate", strings.HasSuffix(n, ".gate"), strings.HasSuffix(n, "mlp.gate$"):
+			kind = "router"
+		case strings.Contains(n, "experts") || strings.Contains(n, "shared_expert"):
+			kind = "experts"
+		case strings.Contains(n, "attn") || strings.Contains(n, "attention"):
+			kind = "attention"
+		case strings.Contains(n, "mlp") || strings.Contains(n, "feed_forward") || strings.Contains(n, "block_sparse_moe"):
+			kind = "mlp"
+		default:
+			continue
+		}
+		if i, ok := layerOf(n); ok {
+			if i < layers {
+				seen[key{kind, i}] = true
+			}
+			continue
+		}
+		for i := range layers {
+			seen[key{kind, i}] = true
+		}
+	}
+	var s quantSkip
+	for k := range seen {
+		switch k.kind {
+		case "attention":
+			s.Attention++
+		case "mlp":
+			s.MLP++
+		case "experts":
+			s.Experts++
+		case "router":
+			s.Router++
+		}
+	}
+	return s
+}
+
+// layerOf finds the index in "layers.<n>." of a module name.
+func layerOf(name string) (int, bool) {
+	_, rest, ok := strings.Cut(name, "layers.")
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, ".")
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(digits)
+	return i, err == nil
 }

@@ -66,7 +66,8 @@ type MoE struct {
 	// layer and the others dense (Llama 4 interleave_moe_layer_step: layer
 	// i is MoE when (i+1) % step == 0); 0 or 1 means every layer.
 	LayerStep  int
-	RouterBias bool // per-expert score-correction bias (DeepSeek-V3)
+	RouterBias bool // one bias per expert on the router (DeepSeek-V3 score correction, gpt-oss router bias)
+	ExpertBias bool // biases on every expert projection (gpt-oss gate_up_proj_bias, down_proj_bias)
 	SharedGate bool // sigmoid gate on the shared expert (Qwen2-MoE)
 }
 
@@ -77,8 +78,18 @@ type MLA struct {
 
 // Quantization is a checkpoint's weight quantization.
 type Quantization struct {
-	Method string // awq, gptq, fp8, bitsandbytes, compressed-tensors, mxfp4, ...
-	Bits   int    // weight bits when known
+	Method    string // awq, gptq, fp8, bitsandbytes, compressed-tensors, mxfp4, ...
+	Bits      int    // weight bits when known
+	GroupSize int    // input rows per scale group (AWQ, GPTQ); 0 unknown, -1 per channel
+	// Skip counts, per module kind, the layers whose weights the
+	// checkpoint leaves unquantized (quantization_config
+	// modules_to_not_convert, ignore, llm_int8_skip_modules).
+	Skip quantSkip
+}
+
+// quantSkip counts the layers in which each module kind stays 16-bit.
+type quantSkip struct {
+	Attention, MLP, Experts, Router int
 }
 
 // Gated reports whether the MLP has gate, up and down projections.
@@ -178,6 +189,9 @@ func (m *Model) MoEParams() int64 {
 	if e.RouterBias {
 		p += int64(e.Experts)
 	}
+	if e.ExpertBias {
+		p += int64(e.Experts) * m.expertBiasParams()
+	}
 	p += int64(e.SharedExperts) * m.mlpParams(int64(e.Intermediate))
 	if e.SharedIntermediate > 0 {
 		p += m.mlpParams(int64(e.SharedIntermediate))
@@ -186,6 +200,16 @@ func (m *Model) MoEParams() int64 {
 		p += h
 	}
 	return p
+}
+
+// expertBiasParams counts one expert's biases: gate and up outputs (2I
+// when gated) and the down output (h).
+func (m *Model) expertBiasParams() int64 {
+	i := int64(m.MoE.Intermediate)
+	if m.Gated() {
+		i *= 2
+	}
+	return i + int64(m.Hidden)
 }
 
 // activeMoEParams counts the MoE MLP weights one token touches.

@@ -120,7 +120,7 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	// PP; the replicated norms are a few MB, and uneven PP splits of layers
 	// are ignored.
 	shard := int64(r.modelShard)
-	weights := weightBytes(m, f) / shard
+	weights := weightBytes(m, f)/shard + marlinMXFP4Padding(m, f, t, r.TensorParallel)
 	// The profile run's peak is the larger of the forward pass over
 	// max_num_batched_tokens and the dummy sampler run; V1 frees the forward
 	// intermediates before sampling.
@@ -179,6 +179,33 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	e.addOverhead("CUDA context", ctx)
 	e.addOverhead("CUDA graphs", graphs)
 	return nil
+}
+
+// marlinMXFP4Padding is the per-GPU growth of mxfp4 expert weights on a GPU
+// without native FP4 (compute capability below 10.0), where vLLM runs them
+// through the Marlin MoE kernel ("Your GPU does not have native support for
+// FP4 computation ... Weight-only FP4 compression will be used leveraging
+// the Marlin kernel"). Mxfp4MoEMethod.create_weights then pads each
+// expert's hidden size to a multiple of 256 and its per-rank intermediate
+// size to a multiple of 128, because the kernel needs n % 256 == 0 and
+// k % 128 == 0 (vllm-project/vllm
+// vllm/model_executor/layers/quantization/mxfp4.py @007d500). For gpt-oss
+// (h = I = 2880) that is 3072 × 2944 instead of 2880 × 2880: 9% more.
+func marlinMXFP4Padding(m *Model, f weightFormat, t Target, tp int) int64 {
+	e := m.MoE
+	if f.name != "mxfp4" || e == nil || t.GPU == nil || t.GPU.CC.Major == 0 || t.GPU.CC.AtLeast(10, 0) {
+		return 0
+	}
+	tp = max(tp, 1)
+	roundUp := func(v, to int64) int64 { return (v + to - 1) / to * to }
+	h := int64(m.Hidden)
+	i := int64(e.Intermediate) / int64(tp)
+	grow := roundUp(h, 256)*roundUp(i, 128) - h*i
+	mats := int64(2) // up and down
+	if m.Gated() {
+		mats = 3
+	}
+	return int64(float64(int64(m.moeLayers())*int64(e.Experts)*mats*grow) * f.linearBytes)
 }
 
 // formatGiB prints bytes as GiB with two decimals.

@@ -32,10 +32,14 @@ func TestValidationCommandsReproduceRows(t *testing.T) {
 				t.Fatalf("%s: exit %d: %s", r.command, code, errOut)
 			}
 			var got struct {
-				PerGPU    struct{ Total float64 } `json:"per_gpu"`
-				Fits      bool                    `json:"fits"`
-				Allocated float64                 `json:"allocated"`
-				Reserved  float64                 `json:"reserved"`
+				PerGPU struct {
+					Total   float64 `json:"total"`
+					Weights float64 `json:"weights"`
+					KVCache float64 `json:"kv_cache"`
+				} `json:"per_gpu"`
+				Fits      bool    `json:"fits"`
+				Allocated float64 `json:"allocated"`
+				Reserved  float64 `json:"reserved"`
 				Serve     *struct {
 					KVCacheTokens float64 `json:"kv_cache_tokens"`
 				} `json:"serve"`
@@ -49,6 +53,10 @@ func TestValidationCommandsReproduceRows(t *testing.T) {
 				v = got.Allocated
 			case "reserved":
 				v = got.Reserved
+			case "weights":
+				v = got.PerGPU.Weights
+			case "kv-memory":
+				v = got.PerGPU.KVCache
 			case "kv-tokens":
 				if got.Serve == nil {
 					t.Fatal("no serve object in the JSON")

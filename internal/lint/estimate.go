@@ -72,7 +72,14 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 	var tw tuner.Workload
 	var ok bool
 	if k, _ := w.Get("kind"); k == "finetune" {
-		tw, ok = recipe.Workload(w, t.GPUs)
+		gpus := t.GPUs
+		if gpus == 0 {
+			gpus = t.Comment.gpusTaken()
+		}
+		tw, ok = recipe.WorkloadAssuming(w, gpus, t.Comment.shardingTaken())
+		if recipe.FusedLoss(w, t.Model) {
+			tw.Loss = tuner.FusedLoss
+		}
 	} else {
 		tw, ok = w.Tuner(t.GPUs)
 	}

@@ -45,6 +45,10 @@ func (s *subject) inputs() map[string]finding.Input {
 			v = fmt.Sprintf("%s %s slice (%s, catalog)", t.GPU.Name, t.MIG.Name, gib(t.MIG.MemoryBytes))
 		}
 		stated("gpu", v, sourceOf(t.GPUFrom), "")
+		if t.GPUFrom == "comment" {
+			out["gpu"] = finding.Input{Name: "gpu", Value: v + ", as the recipe's comment says", Source: finding.SourceAssumed,
+				Range: t.GPUAt, Settle: "confirm with --gpu or targets.gpu"}
+		}
 		if t.GPUAt != nil && t.GPUFrom == "manifest" {
 			in := out["gpu"]
 			in.Range = t.GPUAt
@@ -59,6 +63,18 @@ func (s *subject) inputs() map[string]finding.Input {
 		fromFile("gpus", t.GPUs, "parallel.world_size")
 	case t.GPUs > 0:
 		stated("gpus", t.GPUs, sourceOf(t.GPUsFrom), "")
+	case t.Comment.gpusTaken() > 0:
+		c := t.Comment
+		v := fmt.Sprintf("%d (%d node × %d, as the recipe's comment says)", c.hw.GPUs(), c.hw.Nodes, c.hw.GPUsPerNode)
+		if c.hw.Nodes > 1 {
+			v = fmt.Sprintf("%d (%d nodes × %d, as the recipe's comment says)", c.hw.GPUs(), c.hw.Nodes, c.hw.GPUsPerNode)
+		}
+		if sh := c.shardingTaken(); sh.Scheme != "" {
+			v = strings.TrimSuffix(v, ")") + ", sharded by " + sh.String() + ")"
+		}
+		at := c.at
+		out["gpus"] = finding.Input{Name: "gpus", Value: v, Source: finding.SourceAssumed, Range: &at,
+			Settle: "confirm with the launch: an Accelerate or DeepSpeed config and a launch script that name this recipe, or targets.gpus"}
 	case sharded(w):
 		// Sharding divides states by the world size: one GPU is the
 		// largest per-GPU estimate, and a guess.
@@ -199,7 +215,7 @@ func sourceOf(from string) finding.Source {
 		return finding.SourceFlag
 	case "project":
 		return finding.SourceProject
-	case "":
+	case "", "comment":
 		return finding.SourceAssumed
 	}
 	return finding.SourceFile

@@ -9,6 +9,7 @@ import (
 	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/internal/source"
 )
 
@@ -167,6 +168,9 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *config.Project
 		if kind == source.KindDeepSpeed || kind == source.KindAccelerate || kind == source.KindFinetune {
 			l.linkLaunch(s, &hints)
 		}
+		if kind == source.KindFinetune {
+			hints.Comment = l.commentHardware(f)
+		}
 		s.tgt = l.resolveTarget(f.Path, proj, s.work, hints)
 		fs = append(fs, l.schemaFindings(s, schema)...)
 		out = append(out, s)
@@ -232,4 +236,22 @@ func canonicalVLLM(root *source.Node, value any) (any, map[string]string, bool) 
 		out[source.KebabKey(k)] = v
 	}
 	return out, keyMap, snake > kebab
+}
+
+// commentHardware reads the hardware statement of a recipe's leading
+// comment (recipe.StatedHardware knows the phrasing, the catalog the GPU
+// names); nil when there is none.
+func (l *Linter) commentHardware(f *source.File) *commentTarget {
+	resolve := func(name string) (string, bool) {
+		pl, ok := l.deps.Targets.gpu(name)
+		if !ok || pl.MIG != nil {
+			return "", false
+		}
+		return pl.GPU.Name, true
+	}
+	hw, ok := recipe.StatedHardware(f.Data, resolve)
+	if !ok {
+		return nil
+	}
+	return &commentTarget{hw: hw, at: finding.Range{File: f.Path, Start: f.PosAt(hw.Start), End: f.PosAt(hw.End)}}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -53,8 +54,44 @@ type Target struct {
 	// project's vram-overcommit headroom); 0 means the default.
 	Headroom float64
 	// Overridden lists the flag and project targets the file's own
-	// statements overrode.
+	// statements overrode, and what a recipe's comment states that a
+	// stated source contradicts.
 	Overridden []Override
+	// Comment is the hardware a recipe's leading comment states, nil when
+	// it states none: assumed inputs, taken only for what nothing else
+	// states (the GPU, and the world size with its sharding).
+	Comment *commentTarget
+}
+
+// commentTarget is a recipe comment's hardware statement, where it is, and
+// which parts the target took: the GPU, and the GPU count with the
+// sharding (the two divide the model states together, so they are taken
+// together, and only when no launcher, flag or project file gives a GPU
+// count).
+type commentTarget struct {
+	hw       recipe.Hardware
+	at       finding.Range
+	gpu      bool
+	gpus     bool
+	sharding bool
+}
+
+// gpusTaken is the world size the comment gives the memory model, 0 when
+// the target did not take the comment's count.
+func (c *commentTarget) gpusTaken() int {
+	if c == nil || !c.gpus {
+		return 0
+	}
+	return c.hw.GPUs()
+}
+
+// shardingTaken is the sharding the comment gives the memory model, none
+// when the recipe states its own or the count was not taken.
+func (c *commentTarget) shardingTaken() recipe.Sharding {
+	if c == nil || !c.sharding {
+		return recipe.Sharding{}
+	}
+	return c.hw.Sharding
 }
 
 // targetHints are what a manifest says about the hardware a container
@@ -76,6 +113,8 @@ type targetHints struct {
 	// ProductAt and ModelAt locate Product and Model: in this manifest, or
 	// in another file (the launch graph's manifest or script).
 	ProductAt, ModelAt *finding.Range
+	// Comment is the hardware statement of a recipe's leading comment.
+	Comment *commentTarget
 }
 
 // TargetResolver resolves targets against the GPU and model catalogs. It
@@ -297,6 +336,9 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 			}
 		}
 	}
+	if h.Comment != nil {
+		l.takeComment(&t, w, h.Comment)
+	}
 	if pt != nil {
 		t.Nodes = pt.Nodes
 	}
@@ -355,6 +397,9 @@ type Override struct {
 	Path       []any
 	Default    string
 	From       string
+	// By names the source of File when From is "comment": what states the
+	// value used instead of the comment's.
+	By string
 }
 
 // hintedGPU is the one GPU the pod's hardware hints agree on, and where
@@ -452,6 +497,18 @@ func (l *Linter) overrideFindings(s *subject) []finding.Finding {
 		case len(o.Path) > 0:
 			at = s.locate(o.Path)
 		}
+		if o.From == "comment" {
+			f := finding.Finding{
+				Message: fmt.Sprintf("the comment states %s %s, but %s gives %s, which is used for it; correct whichever is stale",
+					o.Name, o.Default, o.By, o.File),
+				Range: at,
+			}
+			if w, ok := s.winnerAt(o.Name); ok {
+				f.Related = []finding.Related{{Range: w, Message: fmt.Sprintf("%s %s is stated here", o.Name, o.File)}}
+			}
+			out = append(out, l.stamp(r, f, "info"))
+			continue
+		}
 		from := map[string]string{"flag": "the --" + map[string]string{"GPU": "gpu", "GPU count": "gpus", "model": "model"}[o.Name] + " flag", "project": "the project file's targets"}[o.From]
 		out = append(out, l.stamp(r, finding.Finding{
 			Message: fmt.Sprintf("this file states %s %s, which is used for it; %s gives %s", o.Name, o.File, from, o.Default),
@@ -459,4 +516,89 @@ func (l *Linter) overrideFindings(s *subject) []finding.Finding {
 		}, ""))
 	}
 	return out
+}
+
+// takeComment fills the target with what a recipe's comment states and
+// nothing else does: the GPU when no manifest, launch, flag or project
+// file names one, and the GPU count with the comment's sharding when no
+// launch, flag, project file or recipe key gives a count. A stated source
+// that disagrees with the comment wins and the disagreement is recorded
+// (Overridden, From "comment"), at the comment.
+func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget) {
+	t.Comment = c
+	at := c.at
+	conflict := func(name, used, by, stated string) {
+		t.Overridden = append(t.Overridden, Override{Name: name, File: used, At: &at, Default: stated, From: "comment", By: by})
+	}
+	if pl, ok := l.deps.Targets.gpu(c.hw.GPU); ok {
+		switch {
+		case t.GPU == nil:
+			t.GPU, t.GPUFrom, t.GPUAt, c.gpu = pl.GPU, "comment", &at, true
+		case pl.GPU.Name != t.GPU.Name:
+			conflict("GPU", t.GPU.Name, statedBy(t.GPUFrom, "--gpu"), c.hw.GPU)
+		}
+	}
+	if t.GPUs > 0 {
+		if n := c.hw.GPUs(); n != t.GPUs {
+			conflict("GPU count", fmt.Sprint(t.GPUs), statedBy(t.GPUsFrom, "--gpus"),
+				fmt.Sprintf("%d (%s)", n, c.hw.String()))
+		}
+	} else {
+		c.gpus = true
+	}
+	if c.hw.Sharding.Scheme == "" {
+		return
+	}
+	switch own := recipe.StatedSharding(w); {
+	case own.Scheme == "" && recipe.DeepSpeedPath(w) == "":
+		c.sharding = c.gpus
+	case own.Scheme != "" && !own.Agrees(c.hw.Sharding):
+		by := "the recipe's FSDP settings"
+		if own.Scheme == "zero" {
+			by = "the DeepSpeed config the recipe names"
+		}
+		conflict("sharding", own.String(), by, c.hw.Sharding.String())
+	}
+}
+
+// statedBy names where a target value came from, in a sentence; flag is
+// the flag that gives it.
+func statedBy(from, flag string) string {
+	switch from {
+	case "flag":
+		return "the " + flag + " flag"
+	case "project":
+		return "the project file's targets"
+	case "config":
+		return "the recipe's own settings"
+	case "launcher", "accelerate":
+		return "the command that launches this file"
+	}
+	return "the pod that launches this file"
+}
+
+// winnerAt locates the statement that won over a recipe comment's value
+// (what: GPU, GPU count or sharding) where it is written in a file: the
+// pod's GPU label, the launch's process count, the DeepSpeed config's
+// stage or the recipe's FSDP key. false for a flag or the project file.
+func (s *subject) winnerAt(what string) (finding.Range, bool) {
+	t := s.tgt
+	switch what {
+	case "GPU":
+		if t.GPUAt != nil && t.GPUFrom == "manifest" {
+			return *t.GPUAt, true
+		}
+	case "GPU count":
+		if s.launcher != nil && t.GPUsAt != nil {
+			return s.launcher.locate(t.GPUsAt.path), true
+		}
+	case "sharding":
+		if s.deepspeed != nil {
+			return s.deepspeed.locate([]any{"zero_optimization", "stage"}), true
+		}
+		if p := s.work.Paths["fsdp.sharding"]; len(p) > 0 {
+			return s.locate(p), true
+		}
+	}
+	return finding.Range{}, false
 }

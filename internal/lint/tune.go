@@ -21,6 +21,10 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 	if t.GPU == nil || t.Model == nil || t.MIG != nil {
 		return nil
 	}
+	if c := t.Comment; c != nil && (c.gpu || c.gpus) {
+		// No plan for hardware only a comment states: a plan is a fix.
+		return nil
+	}
 	cur, ok := t.tunerWorkload(s.work)
 	if !ok {
 		return nil

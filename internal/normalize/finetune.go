@@ -261,6 +261,16 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 		w.setBool("packing", doc, "packing")
 	}
 
+	// Liger kernels: TrainingArguments.use_liger_kernel patches the model
+	// with liger_kernel's _apply_liger_kernel_to_instance
+	// (huggingface/transformers src/transformers/integrations/liger.py),
+	// whose per-family functions fuse the LM head into the loss by default
+	// (linkedin/Liger-Kernel src/liger_kernel/transformers/monkey_patch.py,
+	// fused_linear_cross_entropy=True): the logits never exist whole.
+	if flavour == RecipeTrainer {
+		w.setBool("liger", doc, "use_liger_kernel")
+	}
+
 	// Data loading.
 	w.setInt("dataloader.workers", doc, "dataloader_num_workers")
 	w.setBool("dataloader.pin_memory", doc, "dataloader_pin_memory")

@@ -1821,74 +1821,76 @@ func planWorkload() *plan.SchemaNode {
 	f25 := &plan.SchemaField{Name: "gpu", Node: n26}
 	n27 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"kubernetes\", \"mig\", \"finetune\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "deepspeed"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "vllm"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "kubernetes"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "mig"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "finetune"}}}}
 	f26 := &plan.SchemaField{Name: "kind", Required: true, Node: n27}
-	n28 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f27 := &plan.SchemaField{Name: "model", Node: n28}
-	n29 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
-	f28 := &plan.SchemaField{Name: "model_dtype", Node: n29}
-	n30 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f29 := &plan.SchemaField{Name: "optimizer", Node: n30}
-	n31 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f30 := &plan.SchemaField{Name: "optimizer_in_backward", Node: n31}
+	n28 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f27 := &plan.SchemaField{Name: "liger", Node: n28}
+	n29 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f28 := &plan.SchemaField{Name: "model", Node: n29}
+	n30 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
+	f29 := &plan.SchemaField{Name: "model_dtype", Node: n30}
+	n31 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f30 := &plan.SchemaField{Name: "optimizer", Node: n31}
 	n32 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f31 := &plan.SchemaField{Name: "packing", Node: n32}
-	n33 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f32 := &plan.SchemaField{Name: "cp", Node: n33}
+	f31 := &plan.SchemaField{Name: "optimizer_in_backward", Node: n32}
+	n33 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f32 := &plan.SchemaField{Name: "packing", Node: n33}
 	n34 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f33 := &plan.SchemaField{Name: "dp", Node: n34}
+	f33 := &plan.SchemaField{Name: "cp", Node: n34}
 	n35 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f34 := &plan.SchemaField{Name: "num_machines", Node: n35}
+	f34 := &plan.SchemaField{Name: "dp", Node: n35}
 	n36 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f35 := &plan.SchemaField{Name: "pp", Node: n36}
+	f35 := &plan.SchemaField{Name: "num_machines", Node: n36}
 	n37 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f36 := &plan.SchemaField{Name: "tp", Node: n37}
+	f36 := &plan.SchemaField{Name: "pp", Node: n37}
 	n38 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f37 := &plan.SchemaField{Name: "world_size", Node: n38}
-	n39 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cp": f32, "dp": f33, "num_machines": f34, "pp": f35, "tp": f36, "world_size": f37}, Names: []string{"cp", "dp", "num_machines", "pp", "tp", "world_size"}, Unknown: "error", Note: "the workload model has no such field"}
-	f38 := &plan.SchemaField{Name: "parallel", Node: n39}
-	n40 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
-	f39 := &plan.SchemaField{Name: "precision", Node: n40}
-	n41 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of 4, 8", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(4)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(8)}}}}
-	f40 := &plan.SchemaField{Name: "bits", Required: true, Node: n41}
-	n42 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f41 := &plan.SchemaField{Name: "method", Node: n42}
-	n43 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"bits": f40, "method": f41}, Names: []string{"bits", "method"}, Required: []string{"bits"}, Unknown: "error", Note: "the workload model has no such field"}
-	f42 := &plan.SchemaField{Name: "quantization", Node: n43}
-	n44 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\", \"accelerate-loop\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "trainer"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "axolotl"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "llamafactory"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate-loop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
-	f43 := &plan.SchemaField{Name: "recipe", Node: n44}
-	n45 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"train\", \"serve\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "train"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "serve"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
-	f44 := &plan.SchemaField{Name: "role", Required: true, Node: n45}
-	n46 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f45 := &plan.SchemaField{Name: "seq_len", Node: n46}
+	f37 := &plan.SchemaField{Name: "tp", Node: n38}
+	n39 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f38 := &plan.SchemaField{Name: "world_size", Node: n39}
+	n40 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cp": f33, "dp": f34, "num_machines": f35, "pp": f36, "tp": f37, "world_size": f38}, Names: []string{"cp", "dp", "num_machines", "pp", "tp", "world_size"}, Unknown: "error", Note: "the workload model has no such field"}
+	f39 := &plan.SchemaField{Name: "parallel", Node: n40}
+	n41 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
+	f40 := &plan.SchemaField{Name: "precision", Node: n41}
+	n42 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of 4, 8", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(4)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(8)}}}}
+	f41 := &plan.SchemaField{Name: "bits", Required: true, Node: n42}
+	n43 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f42 := &plan.SchemaField{Name: "method", Node: n43}
+	n44 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"bits": f41, "method": f42}, Names: []string{"bits", "method"}, Required: []string{"bits"}, Unknown: "error", Note: "the workload model has no such field"}
+	f43 := &plan.SchemaField{Name: "quantization", Node: n44}
+	n45 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\", \"accelerate-loop\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "trainer"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "axolotl"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "llamafactory"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate-loop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
+	f44 := &plan.SchemaField{Name: "recipe", Node: n45}
+	n46 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"train\", \"serve\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "train"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "serve"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
+	f45 := &plan.SchemaField{Name: "role", Required: true, Node: n46}
 	n47 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f46 := &plan.SchemaField{Name: "block_size", Node: n47}
-	n48 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f47 := &plan.SchemaField{Name: "dtype", Node: n48}
-	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f48 := &plan.SchemaField{Name: "enforce_eager", Node: n49}
-	n50 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a number > 0 and <= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGT}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 1}}}}
-	f49 := &plan.SchemaField{Name: "gpu_memory_utilization", Node: n50}
-	n51 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f50 := &plan.SchemaField{Name: "kv_cache_dtype", Node: n51}
-	n52 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f51 := &plan.SchemaField{Name: "max_model_len", Node: n52}
+	f46 := &plan.SchemaField{Name: "seq_len", Node: n47}
+	n48 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f47 := &plan.SchemaField{Name: "block_size", Node: n48}
+	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f48 := &plan.SchemaField{Name: "dtype", Node: n49}
+	n50 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f49 := &plan.SchemaField{Name: "enforce_eager", Node: n50}
+	n51 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a number > 0 and <= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGT}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 1}}}}
+	f50 := &plan.SchemaField{Name: "gpu_memory_utilization", Node: n51}
+	n52 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f51 := &plan.SchemaField{Name: "kv_cache_dtype", Node: n52}
 	n53 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f52 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n53}
+	f52 := &plan.SchemaField{Name: "max_model_len", Node: n53}
 	n54 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f53 := &plan.SchemaField{Name: "max_num_seqs", Node: n54}
-	n55 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f54 := &plan.SchemaField{Name: "quantization", Node: n55}
-	n56 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"block_size": f46, "dtype": f47, "enforce_eager": f48, "gpu_memory_utilization": f49, "kv_cache_dtype": f50, "max_model_len": f51, "max_num_batched_tokens": f52, "max_num_seqs": f53, "quantization": f54}, Names: []string{"block_size", "dtype", "enforce_eager", "gpu_memory_utilization", "kv_cache_dtype", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "quantization"}, Unknown: "error", Note: "the workload model has no such field"}
-	f55 := &plan.SchemaField{Name: "serve", Node: n56}
-	n57 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
-	f56 := &plan.SchemaField{Name: "offload_optimizer", Required: true, Node: n57}
+	f53 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n54}
+	n55 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f54 := &plan.SchemaField{Name: "max_num_seqs", Node: n55}
+	n56 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f55 := &plan.SchemaField{Name: "quantization", Node: n56}
+	n57 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"block_size": f47, "dtype": f48, "enforce_eager": f49, "gpu_memory_utilization": f50, "kv_cache_dtype": f51, "max_model_len": f52, "max_num_batched_tokens": f53, "max_num_seqs": f54, "quantization": f55}, Names: []string{"block_size", "dtype", "enforce_eager", "gpu_memory_utilization", "kv_cache_dtype", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "quantization"}, Unknown: "error", Note: "the workload model has no such field"}
+	f56 := &plan.SchemaField{Name: "serve", Node: n57}
 	n58 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
-	f57 := &plan.SchemaField{Name: "offload_param", Required: true, Node: n58}
-	n59 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "0..3", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(0)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(2)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(3)}}}}
-	f58 := &plan.SchemaField{Name: "stage", Required: true, Node: n59}
-	n60 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"offload_optimizer": f56, "offload_param": f57, "stage": f58}, Names: []string{"offload_optimizer", "offload_param", "stage"}, Required: []string{"offload_optimizer", "offload_param", "stage"}, Unknown: "error", Note: "the workload model has no such field"}
-	f59 := &plan.SchemaField{Name: "zero", Node: n60}
-	n61 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f0, "adapter": f4, "batch": f8, "checkpointing": f9, "dataloader": f12, "deepspeed_config_file": f13, "device": f14, "distributed_type": f15, "framework": f16, "fsdp": f20, "gpu": f25, "kind": f26, "model": f27, "model_dtype": f28, "optimizer": f29, "optimizer_in_backward": f30, "packing": f31, "parallel": f38, "precision": f39, "quantization": f42, "recipe": f43, "role": f44, "seq_len": f45, "serve": f55, "zero": f59}, Names: []string{"activation_offloading", "adapter", "batch", "checkpointing", "dataloader", "deepspeed_config_file", "device", "distributed_type", "framework", "fsdp", "gpu", "kind", "model", "model_dtype", "optimizer", "optimizer_in_backward", "packing", "parallel", "precision", "quantization", "recipe", "role", "seq_len", "serve", "zero"}, Required: []string{"framework", "kind", "role"}, Unknown: "error", Note: "the workload model has no such field"}
-	return n61
+	f57 := &plan.SchemaField{Name: "offload_optimizer", Required: true, Node: n58}
+	n59 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
+	f58 := &plan.SchemaField{Name: "offload_param", Required: true, Node: n59}
+	n60 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "0..3", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(0)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(2)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(3)}}}}
+	f59 := &plan.SchemaField{Name: "stage", Required: true, Node: n60}
+	n61 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"offload_optimizer": f57, "offload_param": f58, "stage": f59}, Names: []string{"offload_optimizer", "offload_param", "stage"}, Required: []string{"offload_optimizer", "offload_param", "stage"}, Unknown: "error", Note: "the workload model has no such field"}
+	f60 := &plan.SchemaField{Name: "zero", Node: n61}
+	n62 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f0, "adapter": f4, "batch": f8, "checkpointing": f9, "dataloader": f12, "deepspeed_config_file": f13, "device": f14, "distributed_type": f15, "framework": f16, "fsdp": f20, "gpu": f25, "kind": f26, "liger": f27, "model": f28, "model_dtype": f29, "optimizer": f30, "optimizer_in_backward": f31, "packing": f32, "parallel": f39, "precision": f40, "quantization": f43, "recipe": f44, "role": f45, "seq_len": f46, "serve": f56, "zero": f60}, Names: []string{"activation_offloading", "adapter", "batch", "checkpointing", "dataloader", "deepspeed_config_file", "device", "distributed_type", "framework", "fsdp", "gpu", "kind", "liger", "model", "model_dtype", "optimizer", "optimizer_in_backward", "packing", "parallel", "precision", "quantization", "recipe", "role", "seq_len", "serve", "zero"}, Required: []string{"framework", "kind", "role"}, Unknown: "error", Note: "the workload model has no such field"}
+	return n62
 }
 
 // planGpulintConfig builds the checks of the "gpulint-config" schema.

@@ -7,7 +7,10 @@
 //   - workload.go: the recipe as the memory model's workload (full
 //     fine-tune, LoRA, QLoRA), and the alternatives its advice rules
 //     compare against;
-//   - tune.go: where each recipe family writes a tuned setting.
+//   - tune.go: where each recipe family writes a tuned setting;
+//   - hardware.go: the hardware a recipe's leading comment states (nodes ×
+//     GPUs, the GPU, a named sharding), which the linter takes as an
+//     assumed input.
 //
 // It returns plain data (paths, values, tuner workloads); the linter turns
 // them into rule input, findings and edits.

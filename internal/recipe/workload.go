@@ -27,6 +27,14 @@ var loraTargetSpellings = map[string]bool{
 // FSDP. ok is false for adapters the memory model has no regime for
 // (LLaMA-Factory freeze, other PEFT).
 func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
+	return WorkloadAssuming(w, gpus, Sharding{})
+}
+
+// WorkloadAssuming is Workload with a sharding the recipe does not state
+// in its own keys: the one its leading comment names (StatedHardware).
+// The recipe's DeepSpeed config or FSDP keys win; a recipe that names a
+// DeepSpeed config gpulint could not read stays unknown.
+func WorkloadAssuming(w *normalize.Workload, gpus int, assumed Sharding) (tuner.Workload, bool) {
 	get := func(f string) any { v, _ := w.Get(f); return v }
 	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
 	str := func(f string) string { return value.String(get(f)) }
@@ -66,6 +74,8 @@ func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
 	} else if w.ApplyFSDP(&tw) {
 		// FSDP FULL_SHARD partitions like ZeRO-3, SHARD_GRAD_OP like ZeRO-2
 		// (normalize.Workload.ApplyFSDP); the planner speaks FSDP's names.
+		sharded = true
+	} else if !hasDS && assumed.apply(&tw) {
 		sharded = true
 	}
 	switch {
@@ -132,6 +142,26 @@ func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
 		}
 	}
 	return tw, true
+}
+
+// apply sets a named sharding on a workload: ZeRO at its stage, or FSDP
+// full shard (FSDP1 unless FSDP2 is named: FullyShardedDataParallelPlugin's
+// fsdp_version defaults to 1, huggingface/accelerate 16cb6eb
+// src/accelerate/utils/dataclasses.py). false when s names none.
+func (s Sharding) apply(tw *tuner.Workload) bool {
+	switch s.Scheme {
+	case "zero":
+		tw.Sharding, tw.ZeroStage = tuner.ZeRO, s.Stage
+	case "fsdp":
+		tw.Sharding, tw.ZeroStage = tuner.FSDP1, 3
+		if s.Version == 2 {
+			tw.Sharding = tuner.FSDP2
+		}
+	default:
+		return false
+	}
+	tw.OffloadOptimizer, tw.OffloadParam = tuner.NoOffload, tuner.NoOffload
+	return true
 }
 
 // precision picks the memory model's precision regime for a
@@ -218,4 +248,22 @@ func Alternatives(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom f
 		}
 	}
 	return out
+}
+
+// ligerFusedLoss lists the model types whose Liger patch fuses the LM head
+// into the loss by default (fused_linear_cross_entropy=True in
+// apply_liger_kernel_to_<family>, linkedin/Liger-Kernel 00218a0
+// src/liger_kernel/transformers/monkey_patch.py). Granite, for one, keeps
+// the logits (its patch refuses the fused loss).
+var ligerFusedLoss = map[string]bool{
+	"llama": true, "mistral": true, "mixtral": true, "ministral": true, "qwen2": true,
+	"gemma": true, "gemma2": true, "phi3": true, "smollm3": true, "nemotron": true,
+}
+
+// FusedLoss reports whether a recipe's loss never holds the whole logits:
+// it turns on Liger kernels (use_liger_kernel) for a model whose Liger
+// patch fuses the loss.
+func FusedLoss(w *normalize.Workload, m *tuner.Model) bool {
+	on, _ := w.Get("liger")
+	return on == true && m != nil && ligerFusedLoss[strings.ToLower(m.ModelType)]
 }

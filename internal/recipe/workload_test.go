@@ -124,3 +124,42 @@ func TestWorkload(t *testing.T) {
 		})
 	}
 }
+
+// A comment's sharding sizes a multi-GPU full fine-tune the recipe leaves
+// to its launcher; the recipe's own DeepSpeed config or FSDP keys win.
+func TestWorkloadAssuming(t *testing.T) {
+	const sft = "model_name_or_path: m\nbf16: true\nper_device_train_batch_size: 2\n"
+	if _, ok := recipe.Workload(recipeWorkload(t, sft), 8); ok {
+		t.Fatal("a multi-GPU full fine-tune with no sharding was sized")
+	}
+	tw, ok := recipe.WorkloadAssuming(recipeWorkload(t, sft), 8, recipe.Sharding{Scheme: "zero", Stage: 3})
+	if !ok || tw.ZeroStage != 3 || tw.Sharding != tuner.ZeRO || tw.DataParallel != 8 || tw.Precision != tuner.BF16 {
+		t.Errorf("ZeRO-3 from a comment: %+v (ok %v), want stage 3 over 8 in mixed bf16", tw, ok)
+	}
+	tw, ok = recipe.WorkloadAssuming(recipeWorkload(t, sft), 128, recipe.Sharding{Scheme: "fsdp", Stage: 3, Version: 1})
+	if !ok || tw.ZeroStage != 3 || tw.Sharding != tuner.FSDP1 {
+		t.Errorf("FSDP1 from a comment: %+v (ok %v), want FSDP1 full shard", tw, ok)
+	}
+	own := sft + "fsdp: full_shard auto_wrap\n"
+	tw, ok = recipe.WorkloadAssuming(recipeWorkload(t, own), 8, recipe.Sharding{Scheme: "zero", Stage: 2})
+	if !ok || tw.Sharding != tuner.FSDP1 || tw.ZeroStage != 3 {
+		t.Errorf("the recipe's FSDP keys: %+v (ok %v), want its own FSDP full shard", tw, ok)
+	}
+}
+
+// use_liger_kernel fuses the loss only for families whose Liger patch
+// does so by default.
+func TestFusedLoss(t *testing.T) {
+	on := recipeWorkload(t, "model_name_or_path: m\nbf16: true\nuse_liger_kernel: true\n")
+	off := recipeWorkload(t, "model_name_or_path: m\nbf16: true\n")
+	qwen := &tuner.Model{ModelType: "qwen2"}
+	if !recipe.FusedLoss(on, qwen) {
+		t.Error("use_liger_kernel on a Qwen2 model: loss not fused")
+	}
+	if recipe.FusedLoss(off, qwen) {
+		t.Error("no use_liger_kernel: loss fused")
+	}
+	if recipe.FusedLoss(on, &tuner.Model{ModelType: "granite"}) || recipe.FusedLoss(on, nil) {
+		t.Error("Granite (whose patch keeps the logits) or an unknown model: loss fused")
+	}
+}

@@ -5,6 +5,7 @@
 #   id: TARGET001
 #   slug: target-stated-in-file
 #   severity: warning
+#   levels: [warning, info]
 #   rationale: >-
 #     --gpu, --gpus, --model and the project file's targets are defaults for
 #     what a file does not state. A Kubernetes manifest that selects its
@@ -13,11 +14,16 @@
 #     checks and tunes that file against its own values; a default that
 #     disagrees was meant for other files, or one of the two is stale.
 #     Sizing a 70B server that requests 2 GPUs for another model or 1 GPU
-#     would write a configuration that cannot start.
+#     would write a configuration that cannot start. A recipe's leading
+#     comment that states its hardware ("Config for 1 node of 8 H100s with
+#     DeepSpeed ZeRO-3") is weaker still: the launch, the DeepSpeed or FSDP
+#     settings, a flag or the project file win over it, and a disagreement
+#     is reported at the comment as info, since the comment may be stale.
 #   remediation: >-
 #     Make the flag or the project target agree with the file, narrow the
 #     target's paths so it does not cover this file, or change the file if
-#     it is the one that is wrong.
+#     it is the one that is wrong; correct a recipe comment that no longer
+#     says how the recipe is launched.
 #   kinds: ["*"]
 #   since: 0.1.0
 #   fixable: false

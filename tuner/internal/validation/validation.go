@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/gpulint/gpulint/tuner"
@@ -28,23 +29,34 @@ const (
 	metricReserved = "reserved"
 	// metricKVTokens: vLLM's "GPU KV cache size: N tokens".
 	metricKVTokens = "kv-tokens"
+	// metricKVMemory: vLLM's "Available KV cache memory: X GiB" (budget
+	// less weights, profiled peak and non-torch memory), compared with the
+	// KV cache the estimate allocates in whole blocks (< 1 MiB apart).
+	metricKVMemory = "kv-memory"
+	// metricWeights: the weights one GPU holds (Estimate PerGPU.Weights),
+	// against vLLM's "Loading model weights took X GB" (V0, GiB despite the
+	// unit) or "Model loading took X GiB" (V1): the memory the load added.
+	metricWeights = "weights"
 )
 
 // validationCase is one published measurement. Workloads restate the setup
 // the source describes; nothing in them is fitted to the measured value.
 type validationCase struct {
-	id       string
-	source   string
-	setup    string
-	model    string // catalog id, or a key of validationConfigs
-	gpu      string
-	workload tuner.Workload
-	metric   string
-	measured float64 // bytes (or tokens); 0 for a verdict-only row
-	unit     string  // unit of the published figure: MiB, GB (1e9), GiB, tokens
-	reported string  // "fits", "oom" (ran out of memory), "refused" (vLLM did not start) or "spilled" (ran only by paging state to host)
-	maxErr   float64 // per-row bound on |error| in percent
-	note     string
+	id     string
+	source string
+	setup  string
+	model  string // catalog id, or a key of validationConfigs
+	gpu    string // catalog name; for a GPU the catalog lacks, a label beside gpuMemory
+	// gpuMemory is the capacity of a GPU the catalog lacks, as `gpulint
+	// estimate --gpu-memory` takes it ("95.01GiB", what torch reports).
+	gpuMemory string
+	workload  tuner.Workload
+	metric    string
+	measured  float64 // bytes (or tokens); 0 for a verdict-only row
+	unit      string  // unit of the published figure: MiB, GB (1e9), GiB, tokens
+	reported  string  // "fits", "oom" (ran out of memory), "refused" (vLLM did not start) or "spilled" (ran only by paging state to host)
+	maxErr    float64 // per-row bound on |error| in percent
+	note      string
 }
 
 // configs holds models outside the catalog as directories with their
@@ -58,6 +70,10 @@ var configs embed.FS
 // configDirs maps a case's model key to its directory under testdata.
 var configDirs = map[string]string{
 	"Qwen/Qwen1.5-7B-Chat-GPTQ-Int4": "testdata/Qwen1.5-7B-Chat-GPTQ-Int4",
+	gptOSS120b:                       "testdata/gpt-oss-120b",
+	gptOSS20b:                        "testdata/gpt-oss-20b",
+	qwen3x30b:                        "testdata/Qwen3-30B-A3B",
+	qwen3x235b:                       "testdata/Qwen3-235B-A22B-Instruct-2507-FP8",
 }
 
 // pkgDir is this package's directory from the repository root, for the
@@ -228,6 +244,7 @@ func allCases() []validationCase {
 	var out []validationCase
 	for _, group := range [][]validationCase{
 		validationCases(),
+		vllmMoEQuantCases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
@@ -276,6 +293,9 @@ func (c validationCase) command() string {
 		model = pkgDir + dir
 	}
 	a := []string{"gpulint estimate", "--model", model, "--gpu", c.gpu, "--workload", string(w.Kind)}
+	if c.gpuMemory != "" {
+		a = []string{"gpulint estimate", "--model", model, "--gpu-memory", c.gpuMemory, "--workload", string(w.Kind)}
+	}
 	add := func(flag string, v any) { a = append(a, "--"+flag, fmt.Sprint(v)) }
 	flag := func(name string, on bool) {
 		if on {
@@ -355,6 +375,12 @@ func (c validationCase) command() string {
 	return strings.Join(a, " ")
 }
 
+// isPeak reports whether the row measures a whole-process peak (device,
+// allocated or reserved memory) rather than one component of it.
+func (c validationCase) isPeak() bool {
+	return c.metric == metricDevice || c.metric == metricAllocated || c.metric == metricReserved
+}
+
 // optimizerFlag is --optimizer's spelling of w's optimizer.
 func optimizerFlag(w tuner.Workload) string {
 	o := string(w.Optimizer)
@@ -375,6 +401,10 @@ func metricValue(e tuner.Estimate, metric string) float64 {
 		return float64(e.Allocated())
 	case metricReserved:
 		return float64(e.Reserved())
+	case metricWeights:
+		return float64(e.PerGPU.Weights)
+	case metricKVMemory:
+		return float64(e.PerGPU.KVCache)
 	}
 	return float64(e.PerGPU.Total)
 }
@@ -386,15 +416,15 @@ func runValidation() ([]validationResult, error) {
 	}
 	var out []validationResult
 	for _, vc := range allCases() {
-		g, ok := c.GPU(vc.gpu)
-		if !ok {
-			return nil, fmt.Errorf("%s: unknown GPU %s", vc.id, vc.gpu)
+		t, err := validationTarget(c, vc)
+		if err != nil {
+			return nil, err
 		}
 		m, err := validationModel(c, vc.model)
 		if err != nil {
 			return nil, err
 		}
-		e, err := tuner.EstimateMemory(m, g.Target(), vc.workload)
+		e, err := tuner.EstimateMemory(m, t, vc.workload)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", vc.id, err)
 		}
@@ -417,6 +447,23 @@ func runValidation() ([]validationResult, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// validationTarget is the catalog GPU of vc, or for a GPU the catalog
+// lacks the bare capacity `gpulint estimate --gpu-memory` builds.
+func validationTarget(c *tuner.Catalog, vc validationCase) (tuner.Target, error) {
+	if vc.gpuMemory != "" {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(vc.gpuMemory, "GiB"), 64)
+		if err != nil || !strings.HasSuffix(vc.gpuMemory, "GiB") {
+			return tuner.Target{}, fmt.Errorf("%s: gpuMemory %q is not N GiB", vc.id, vc.gpuMemory)
+		}
+		return tuner.CapacityTarget("GPU with "+vc.gpuMemory, int64(v*float64(tuner.GiB))), nil
+	}
+	g, ok := c.GPU(vc.gpu)
+	if !ok {
+		return tuner.Target{}, fmt.Errorf("%s: unknown GPU %s", vc.id, vc.gpu)
+	}
+	return g.Target(), nil
 }
 
 func gibOf(v int64) float64 { return float64(v) / float64(tuner.GiB) }
@@ -458,8 +505,10 @@ func Run() (*Report, error) {
 	}
 	r := &Report{rows: rs}
 	r.all, r.n = medianAbs(rs, func(validationResult) bool { return true })
-	r.peaks, r.nPeaks = medianAbs(rs, func(r validationResult) bool { return r.c.metric != metricKVTokens })
-	r.kv, r.nKV = medianAbs(rs, func(r validationResult) bool { return r.c.metric == metricKVTokens })
+	r.peaks, r.nPeaks = medianAbs(rs, func(r validationResult) bool { return r.c.isPeak() })
+	r.kv, r.nKV = medianAbs(rs, func(r validationResult) bool {
+		return r.c.metric == metricKVTokens || r.c.metric == metricKVMemory
+	})
 	r.published, r.nPublished = medianAbs(rs, func(r validationResult) bool { return r.c.source != benchSource })
 	r.here, r.nHere = medianAbs(rs, func(r validationResult) bool { return r.c.source == benchSource })
 	return r, nil
@@ -555,7 +604,7 @@ func renderValidationTable(r *Report) string {
 		verdict := "fits"
 		if !r.predFits {
 			verdict = "does not fit"
-			if r.c.metric == metricKVTokens {
+			if r.c.workload.Kind == tuner.Serve {
 				verdict = "refuses to start"
 			}
 		}

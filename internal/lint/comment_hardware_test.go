@@ -1,0 +1,180 @@
+package lint_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/lint"
+)
+
+// sftRecipe is a TRL full fine-tune of a 7B model whose first line is the
+// given comment; seq and micro set its activations.
+func sftRecipe(comment, seq, micro string) string {
+	return comment + "\n# Model arguments\nmodel_name_or_path: Qwen/Qwen2.5-Coder-7B-Instruct\ntorch_dtype: bfloat16\n" +
+		"attn_implementation: flash_attention_2\nbf16: true\ngradient_checkpointing: true\nlearning_rate: 1.0e-05\n" +
+		"max_length: " + seq + "\nper_device_train_batch_size: " + micro + "\n"
+}
+
+// lintTree writes files under a temporary root and lints the first name.
+func lintTree(t *testing.T, opts lint.Options, files map[string]string, name string) lint.FileResult {
+	t.Helper()
+	dir := t.TempDir()
+	for n, data := range files {
+		p := filepath.Join(dir, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts.Root = dir
+	res, err := newLinter(t, opts).Run(context.Background(), []string{filepath.Join(dir, name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 1 {
+		t.Fatalf("%d file results, want 1", len(res.Files))
+	}
+	return res.Files[0]
+}
+
+func evidenceOf(f finding.Finding, name string) (finding.Input, bool) {
+	for _, in := range f.Evidence {
+		if in.Name == name {
+			return in, true
+		}
+	}
+	return finding.Input{}, false
+}
+
+// A recipe whose leading comment states nodes × GPUs, the GPU and the
+// sharding is sized with all three, each an assumed input located at the
+// comment, and its verdict is at most info. The same recipe whose comment
+// names the GPUs without a sharding is not sized: a multi-GPU full
+// fine-tune is sharded, or not, by a launcher nothing here states.
+func TestRecipeCommentStatesHardware(t *testing.T) {
+	const zero3 = "# Config for 1 node of 8 H100s with DeepSpeed ZeRO-3"
+
+	fits := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe(zero3, "4096", "1")}, "sft.yaml")
+	if s := fits.Sizing; s == nil || !s.Fits || s.GPU != "H100-80GB" {
+		t.Fatalf("sizing %+v, want a fitting estimate on H100-80GB", s)
+	}
+	// Sharded over 8 GPUs, a 7B full fine-tune's states are an eighth of
+	// the 16 bytes per parameter that do not fit one H100 unsharded.
+	if s := fits.Sizing; s.PerGPUBytes > 40<<30 {
+		t.Errorf("per-GPU estimate %d bytes: the comment's ZeRO-3 over 8 GPUs was not applied", s.PerGPUBytes)
+	}
+	for _, f := range fits.Findings {
+		if f.Rule == "TUNE001" {
+			t.Errorf("a plan was proposed for hardware only a comment states: %s", f.Message)
+		}
+	}
+
+	over := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe(zero3, "32768", "16")}, "sft.yaml")
+	var gpu004 *finding.Finding
+	for i, f := range over.Findings {
+		if f.Rule == "GPU004" {
+			gpu004 = &over.Findings[i]
+		}
+	}
+	if gpu004 == nil {
+		t.Fatalf("no GPU004 for micro batch 16 at 32768 tokens: %+v", over.Findings)
+	}
+	if gpu004.Severity != finding.SeverityInfo {
+		t.Errorf("GPU004 severity %v, want info: the hardware rests on a comment", gpu004.Severity)
+	}
+	for name, want := range map[string]string{
+		"gpu":  "H100-80GB (79.1 GiB usable, catalog), as the recipe's comment says",
+		"gpus": "8 (1 node × 8, as the recipe's comment says, sharded by DeepSpeed ZeRO-3)",
+	} {
+		in, ok := evidenceOf(*gpu004, name)
+		if !ok {
+			t.Errorf("GPU004 has no %s evidence", name)
+			continue
+		}
+		if in.Value != want || in.Source != finding.SourceAssumed {
+			t.Errorf("%s evidence = %q (%s), want %q (assumed)", name, in.Value, in.Source, want)
+		}
+		if in.Range == nil || in.Range.Start.Line != 1 || in.Range.Start.Col != 3 || in.Settle == "" {
+			t.Errorf("%s evidence range %+v settle %q, want line 1 col 3 and how to confirm it", name, in.Range, in.Settle)
+		}
+	}
+
+	noSharding := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe("# Config for 1 node of 8 x H100s (80GB)", "4096", "1")}, "sft.yaml")
+	if noSharding.Sizing != nil {
+		t.Errorf("sizing %+v without a stated sharding, want none", noSharding.Sizing)
+	}
+	passing := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe("# we ran out of memory at 64k on 8 H100s with ZeRO-3", "4096", "1")}, "sft.yaml")
+	if passing.Sizing != nil {
+		t.Errorf("sizing %+v from a comment that mentions GPUs in passing, want none", passing.Sizing)
+	}
+}
+
+// What a launch, the recipe's DeepSpeed config or a flag states wins over
+// the comment, and each disagreement is reported at the comment as info.
+func TestRecipeCommentLosesToStatedSources(t *testing.T) {
+	const comment = "# Config for 1 node of 8 H100s with DeepSpeed ZeRO-3"
+	tests := []struct {
+		name  string
+		opts  lint.Options
+		files map[string]string
+		want  string // a TARGET001 message fragment
+		// related is where the winning statement is, "" for a flag.
+		related string
+	}{
+		{name: "gpus flag", opts: lint.Options{GPUs: 2},
+			files: map[string]string{"sft.yaml": sftRecipe(comment, "4096", "1")},
+			want:  "the comment states GPU count 8 (8× H100-80GB, DeepSpeed ZeRO-3), but the --gpus flag gives 2, which is used for it"},
+		{name: "gpu flag", opts: lint.Options{GPU: "A100-80GB"},
+			files: map[string]string{"sft.yaml": sftRecipe(comment, "4096", "1")},
+			want:  "the comment states GPU H100-80GB, but the --gpu flag gives A100-80GB, which is used for it"},
+		{name: "deepspeed config", files: map[string]string{
+			"sft.yaml": sftRecipe(comment, "4096", "1") + "deepspeed: ds.json\n",
+			"ds.json":  "{\n  \"train_micro_batch_size_per_gpu\": 1,\n  \"bf16\": {\"enabled\": true},\n  \"zero_optimization\": {\n    \"stage\": 2\n  }\n}\n",
+		}, want: "the comment states sharding DeepSpeed ZeRO-3, but the DeepSpeed config the recipe names gives DeepSpeed ZeRO-2, which is used for it", related: "ds.json:5"},
+		{name: "deepspeed config and a gpus flag", opts: lint.Options{GPUs: 8}, files: map[string]string{
+			"sft.yaml": sftRecipe(comment, "4096", "1") + "deepspeed: ds.json\n",
+			"ds.json":  `{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "zero_optimization": {"stage": 1}}` + "\n",
+		}, want: "the comment states sharding DeepSpeed ZeRO-3, but the DeepSpeed config the recipe names gives DeepSpeed ZeRO-1, which is used for it", related: "ds.json:1"},
+		{name: "launch script", files: map[string]string{
+			"axolotl.yaml": comment + "\nbase_model: Qwen/Qwen2.5-Coder-7B-Instruct\nsequence_len: 4096\nmicro_batch_size: 1\nbf16: true\n",
+			"run.sh":       "accelerate launch --num_processes 4 -m axolotl.cli.train axolotl.yaml\n",
+		}, want: "the comment states GPU count 8 (8× H100-80GB, DeepSpeed ZeRO-3), but the command that launches this file gives 4, which is used for it", related: "run.sh:1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			name := "sft.yaml"
+			if _, ok := tc.files[name]; !ok {
+				name = "axolotl.yaml"
+			}
+			fr := lintTree(t, tc.opts, tc.files, name)
+			var got []string
+			for _, f := range fr.Findings {
+				if f.Rule != "TARGET001" {
+					continue
+				}
+				got = append(got, f.Message)
+				if strings.Contains(f.Message, tc.want) {
+					if f.Severity != finding.SeverityInfo || f.Range.Start.Line != 1 {
+						t.Errorf("TARGET001 at line %d, %v; want info at the comment (line 1)", f.Range.Start.Line, f.Severity)
+					}
+					var rel []string
+					for _, r := range f.Related {
+						rel = append(rel, fmt.Sprintf("%s:%d", filepath.Base(r.Range.File), r.Range.Start.Line))
+					}
+					if got := strings.Join(rel, " "); got != tc.related {
+						t.Errorf("related %q, want %q", got, tc.related)
+					}
+					return
+				}
+			}
+			t.Errorf("no TARGET001 saying %q; got %q", tc.want, got)
+		})
+	}
+}

@@ -1,0 +1,218 @@
+package recipe
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/value"
+)
+
+// Hardware is what a recipe's leading comment says it was written for:
+// "# Config for 16 nodes of 8 H100s with FSDP1", as the open-r1 recipes
+// open (huggingface/open-r1 recipes/OlympicCoder-32B/sft/config_v00.00.yaml
+// at 1416fa0c; recipes/README.md gives the same setup as the command the
+// authors ran: 16 nodes, --accelerator fsdp). A comment is prose, not a
+// setting the launcher reads: the linter takes it as an assumed input,
+// never as a stated one.
+type Hardware struct {
+	// Nodes and GPUsPerNode are the node count (1 when the comment names
+	// none) and the GPUs of each node.
+	Nodes, GPUsPerNode int
+	// GPU is the name the catalog resolved (resolve's answer); Written is
+	// the GPU as the comment writes it, memory included ("H100s (80GB)").
+	GPU, Written string
+	// Sharding is the scheme the comment names, zero when it names none.
+	Sharding Sharding
+	// Line is the comment's 1-based line; Start and End are the byte
+	// offsets in the file of the statement (the text after "# ").
+	Line, Start, End int
+}
+
+// GPUs is the world size the comment states: nodes × GPUs per node.
+func (h Hardware) GPUs() int { return h.Nodes * h.GPUsPerNode }
+
+// String renders the statement as gpulint reads it: "16 nodes × 8 H100,
+// FSDP1 full shard".
+func (h Hardware) String() string {
+	s := fmt.Sprintf("%d× %s", h.GPUsPerNode, h.GPU)
+	if h.Nodes > 1 {
+		s = fmt.Sprintf("%d nodes × %d %s", h.Nodes, h.GPUsPerNode, h.GPU)
+	}
+	if h.Sharding.Scheme != "" {
+		s += ", " + h.Sharding.String()
+	}
+	return s
+}
+
+// Sharding is a named sharding scheme: DeepSpeed ZeRO with its stage, or
+// FSDP (full shard: what FSDP1's ShardingStrategy and FSDP2's fully_shard
+// do by default) with its version when named.
+type Sharding struct {
+	Scheme  string // "zero" or "fsdp"; "" when none is named
+	Stage   int    // ZeRO stage 1-3; 3 for FSDP's full shard
+	Version int    // FSDP 1 or 2; 0 when the comment says only "FSDP"
+}
+
+func (s Sharding) String() string {
+	switch s.Scheme {
+	case "zero":
+		return fmt.Sprintf("DeepSpeed ZeRO-%d", s.Stage)
+	case "fsdp":
+		if s.Version > 0 {
+			return fmt.Sprintf("FSDP%d full shard", s.Version)
+		}
+		return "FSDP full shard"
+	}
+	return ""
+}
+
+// hardwareLine is the whole grammar of a hardware statement. A comment
+// line must be nothing but the statement: an optional lead ("Config for",
+// "Trained on", "For"), an optional node count ("16 nodes of"), a GPU
+// count with an optional "x", a GPU name, an optional memory ("(80GB)")
+// and an optional sharding ("with DeepSpeed ZeRO-3", "using FSDP2"). A
+// GPU named in passing ("we were unable to train at 32k on 8 H100s", "see
+// the H100 results") is not a statement and does not match.
+var hardwareLine = regexp.MustCompile(`(?i)^` +
+	`(?:(?:(?:config(?:uration)?|recipe|setup|settings)\s+(?:for|on)|(?:runs?|ran|trained|train|tested|launched)\s+on|for|on)\s+)?` +
+	`(?:(\d{1,4})\s+nodes?\s+(?:of|with|x|×)\s+)?` +
+	`(\d{1,3})\s*(?:[x×*]\s*)?` +
+	`([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)` +
+	`(?:\s*\(?\s*(\d{1,3})\s*GB\s*\)?)?` +
+	`(?:\s*,?\s+(?:with|using|via|and|\+)\s+(?:(?:deepspeed\s+)?zero[-_\s]?(?:stage[-_\s]?)?([0-3])|(fsdp)([12])?(?:\s+full[-_\s]shard)?))?` +
+	`\s*\.?$`)
+
+// StatedHardware reads the hardware statement of a recipe's leading
+// comment block: the comment lines before its first setting, the first
+// one that is a whole statement (hardwareLine). resolve maps a GPU name to
+// its catalog name, false when the catalog has no such GPU; a plural "s"
+// is dropped before asking, and a stated memory is tried first as part of
+// the name ("H100-80GB"). ok is false when no line states the hardware.
+func StatedHardware(data []byte, resolve func(string) (string, bool)) (Hardware, bool) {
+	off := 0
+	for n := 1; off < len(data); n++ {
+		end := bytes.IndexByte(data[off:], '\n')
+		if end < 0 {
+			end = len(data) - off
+		}
+		line := data[off : off+end]
+		lineStart := off
+		off += end + 1
+		trimmed := bytes.TrimRight(bytes.TrimLeft(line, " \t"), " \t\r")
+		if len(trimmed) == 0 || string(trimmed) == "---" {
+			continue
+		}
+		if trimmed[0] != '#' {
+			break // the first setting ends the leading block
+		}
+		text := bytes.TrimLeft(trimmed, "#")
+		lead := len(line) - len(bytes.TrimLeft(line, " \t")) + len(trimmed) - len(text)
+		stmt := bytes.TrimLeft(text, " \t")
+		lead += len(text) - len(stmt)
+		h, ok := parseHardware(string(stmt), resolve)
+		if !ok {
+			continue
+		}
+		h.Line, h.Start, h.End = n, lineStart+lead, lineStart+lead+len(stmt)
+		return h, true
+	}
+	return Hardware{}, false
+}
+
+// parseHardware matches one comment's text against the grammar and
+// resolves its GPU.
+func parseHardware(s string, resolve func(string) (string, bool)) (Hardware, bool) {
+	m := hardwareLine.FindStringSubmatch(s)
+	if m == nil {
+		return Hardware{}, false
+	}
+	h := Hardware{Nodes: 1}
+	if m[1] != "" {
+		h.Nodes, _ = strconv.Atoi(m[1])
+	}
+	h.GPUsPerNode, _ = strconv.Atoi(m[2])
+	if h.Nodes <= 0 || h.GPUsPerNode <= 0 {
+		return Hardware{}, false
+	}
+	name, mem := m[3], m[4]
+	var names []string
+	for _, n := range []string{name, strings.TrimSuffix(strings.TrimSuffix(name, "s"), "S")} {
+		if mem != "" {
+			names = append(names, n+"-"+mem+"GB")
+		}
+		names = append(names, n)
+	}
+	for _, n := range names {
+		if g, ok := resolve(n); ok {
+			h.GPU = g
+			break
+		}
+	}
+	if h.GPU == "" {
+		return Hardware{}, false
+	}
+	h.Written = name
+	if mem != "" {
+		h.Written += " (" + mem + "GB)"
+	}
+	switch {
+	case m[5] != "":
+		stage, _ := strconv.Atoi(m[5])
+		if stage == 0 {
+			break // ZeRO-0 shards nothing
+		}
+		h.Sharding = Sharding{Scheme: "zero", Stage: stage}
+	case m[6] != "":
+		h.Sharding = Sharding{Scheme: "fsdp", Stage: 3}
+		if m[7] != "" {
+			h.Sharding.Version, _ = strconv.Atoi(m[7])
+		}
+	}
+	return h, true
+}
+
+// StatedSharding is the sharding a recipe's own settings give: the ZeRO
+// stage of the DeepSpeed config it names (MergeDeepSpeed) or its FSDP
+// strategy (normalize.Workload.ApplyFSDP's reading); zero when it states
+// none.
+func StatedSharding(w *normalize.Workload) Sharding {
+	if n, ok := w.Get("zero.stage"); ok {
+		if s, ok := n.(int64); ok {
+			return Sharding{Scheme: "zero", Stage: int(s)}
+		}
+	}
+	v, _ := w.Get("fsdp.sharding")
+	s := strings.ToLower(value.String(v))
+	if s == "" {
+		return Sharding{}
+	}
+	sh := Sharding{Scheme: "fsdp", Stage: 3}
+	switch s {
+	case "no_shard":
+		sh.Stage = 0
+	case "shard_grad_op", "hybrid_shard_zero2", "_hybrid_shard_zero2":
+		sh.Stage = 2
+	}
+	if ver, _ := w.Get("fsdp.version"); ver == int64(2) {
+		sh.Version = 2
+	}
+	return sh
+}
+
+// Agrees reports whether a comment's sharding c says what the recipe's own
+// settings s say: the same scheme, the same ZeRO stage, and for FSDP the
+// same version where the comment names one. A comment's bare "FSDP" names
+// no strategy, so any FSDP strategy agrees with it.
+func (s Sharding) Agrees(c Sharding) bool {
+	switch {
+	case s.Scheme != c.Scheme:
+		return false
+	case s.Scheme == "zero":
+		return s.Stage == c.Stage
+	}
+	return c.Version == 0 || s.Version == 0 && c.Version == 1 || s.Version == c.Version
+}

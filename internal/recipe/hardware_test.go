@@ -1,0 +1,111 @@
+package recipe
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testGPUs stands in for the catalog: names and aliases to catalog names.
+var testGPUs = map[string]string{
+	"h100": "H100-80GB", "h100-80gb": "H100-80GB", "h100-94gb": "H100-NVL",
+	"a100": "A100-80GB", "a100-40gb": "A100-40GB", "a100-80gb": "A100-80GB", "l4": "L4",
+}
+
+func resolveTest(name string) (string, bool) {
+	g, ok := testGPUs[strings.ToLower(name)]
+	return g, ok
+}
+
+func TestStatedHardware(t *testing.T) {
+	zero3 := Sharding{Scheme: "zero", Stage: 3}
+	tests := []struct {
+		name string
+		data string
+		want *Hardware // nil: no statement
+	}{
+		// The three open-r1 openings (huggingface/open-r1 at 1416fa0c).
+		{name: "node of GPUs with ZeRO-3", data: "# Config for 1 node of 8 H100s with DeepSpeed ZeRO-3\n# Model arguments\nmodel_name_or_path: m\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "H100-80GB", Written: "H100s", Sharding: zero3, Line: 1, Start: 2, End: 52}},
+		{name: "nodes with FSDP1", data: "# Config for 16 nodes of 8 H100s with FSDP1\n",
+			want: &Hardware{Nodes: 16, GPUsPerNode: 8, GPU: "H100-80GB", Written: "H100s", Sharding: Sharding{Scheme: "fsdp", Stage: 3, Version: 1}, Line: 1, Start: 2, End: 43}},
+		{name: "x and memory", data: "# Config for 1 node of 8 x H100s (80GB)\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "H100-80GB", Written: "H100s (80GB)", Line: 1, Start: 2, End: 39}},
+		{name: "memory picks the variant", data: "# 4 x A100 (40GB) using ZeRO stage 2\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 4, GPU: "A100-40GB", Written: "A100 (40GB)", Sharding: Sharding{Scheme: "zero", Stage: 2}, Line: 1, Start: 2, End: 36}},
+		{name: "glued count and FSDP2", data: "## Trained on 8xA100-80GB with FSDP2 full shard.\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-80GB", Written: "A100-80GB", Sharding: Sharding{Scheme: "fsdp", Stage: 3, Version: 2}, Line: 1, Start: 3, End: 48}},
+		{name: "after a blank line and another comment", data: "\n# Model arguments\n  # 1 L4\nbase_model: m\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 1, GPU: "L4", Written: "L4", Line: 3, Start: 23, End: 27}},
+		{name: "ZeRO-0 shards nothing", data: "# 2 L4 with ZeRO-0\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 2, GPU: "L4", Written: "L4", Line: 1, Start: 2, End: 18}},
+
+		// Mentions in passing and other counts are not statements.
+		{name: "in passing", data: "# we were unable to train at 32k on 8 H100s\n"},
+		{name: "GPU without a count", data: "# tuned for H100\n"},
+		{name: "count of something else", data: "# Config for 8 epochs\n"},
+		{name: "unknown GPU", data: "# Config for 8 x Z9000\n"},
+		{name: "statement with more after it", data: "# 8 H100s with ZeRO-3, but 4 nodes would be faster\n"},
+		{name: "unnamed sharding", data: "# 8 H100s with some sharding\n"},
+		{name: "not a comment", data: "note: 8 H100s\n"},
+		{name: "comment after a value", data: "lr: 1 # 8 H100s\n"},
+		{name: "after the first setting", data: "model_name_or_path: m\n# Config for 8 H100s\n"},
+		{name: "zero nodes", data: "# 0 nodes of 8 H100s\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := StatedHardware([]byte(tc.data), resolveTest)
+			if ok != (tc.want != nil) {
+				t.Fatalf("ok = %v, want %v (%+v)", ok, tc.want != nil, got)
+			}
+			if tc.want == nil {
+				return
+			}
+			if diff := cmp.Diff(*tc.want, got); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+			if s := tc.data[got.Start:got.End]; strings.HasPrefix(s, "#") || strings.HasSuffix(s, "\n") {
+				t.Errorf("span %q is not the statement", s)
+			}
+		})
+	}
+}
+
+func TestHardwareString(t *testing.T) {
+	h := Hardware{Nodes: 16, GPUsPerNode: 8, GPU: "H100-80GB", Sharding: Sharding{Scheme: "fsdp", Stage: 3, Version: 1}}
+	if got, want := h.String(), "16 nodes × 8 H100-80GB, FSDP1 full shard"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if h.GPUs() != 128 {
+		t.Errorf("GPUs() = %d, want 128", h.GPUs())
+	}
+	h = Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "H100-80GB", Sharding: Sharding{Scheme: "zero", Stage: 3}}
+	if got, want := h.String(), "8× H100-80GB, DeepSpeed ZeRO-3"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+func TestShardingAgrees(t *testing.T) {
+	zero := func(n int) Sharding { return Sharding{Scheme: "zero", Stage: n} }
+	fsdp := func(v int) Sharding { return Sharding{Scheme: "fsdp", Stage: 3, Version: v} }
+	tests := []struct {
+		own, comment Sharding
+		want         bool
+	}{
+		{zero(3), zero(3), true},
+		{zero(2), zero(3), false},
+		{fsdp(0), zero(3), false},
+		{zero(3), fsdp(1), false},
+		{fsdp(0), fsdp(0), true},
+		{fsdp(0), fsdp(1), true}, // the recipe's FSDP is version 1 unless it says 2
+		{fsdp(2), fsdp(1), false},
+		{fsdp(0), fsdp(2), false},
+		{Sharding{Scheme: "fsdp", Stage: 2}, fsdp(0), true}, // a bare "FSDP" names no strategy
+	}
+	for _, tc := range tests {
+		if got := tc.own.Agrees(tc.comment); got != tc.want {
+			t.Errorf("%+v.Agrees(%+v) = %v, want %v", tc.own, tc.comment, got, tc.want)
+		}
+	}
+}
