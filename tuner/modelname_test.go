@@ -13,6 +13,7 @@ func TestModelByName(t *testing.T) {
 		{"lab/SmolLM2-135M-math", "HuggingFaceTB/SmolLM2-135M", "HuggingFaceTB/SmolLM2-135M"},
 		{"acme/Qwen3-30B-A3B-sft", "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B"},
 		{"acme/mistral-7b-v0.3-chat", "mistralai/Mistral-7B-v0.3", "mistralai/Mistral-7B-v0.3"},
+		{"lab/DeepSeek-R1-Distill-Qwen-1.5B-GRPO", "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B"},
 		// No catalog name in a row: no family, no size, or a size the
 		// family does not have.
 		{"acme/llama-8b-sft", "", ""},
