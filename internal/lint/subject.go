@@ -235,8 +235,10 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 			}
 		}
 		withholdFix(&f, r.Rule, s.inputs())
-		if free != nil && !free[resultKey(r)] {
-			f.Fixes = nil // sized on a model guessed from a name
+		if free != nil && !free[resultKey(r)] && len(f.Fixes) > 0 {
+			// Sized on a model guessed from a name.
+			f.Fixes = nil
+			f.Message += "; no fix until the model is known: " + s.inputs()["model"].Settle
 		}
 		out = append(out, f)
 	}
