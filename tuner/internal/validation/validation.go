@@ -45,6 +45,10 @@ type validationCase struct {
 	reported string  // "fits", "oom" (ran out of memory), "refused" (vLLM did not start) or "spilled" (ran only by paging state to host)
 	maxErr   float64 // per-row bound on |error| in percent
 	note     string
+
+	// gpuMemory (bytes), when set, replaces gpu's capacity: a source that
+	// states only the VRAM (gpulint estimate --gpu-memory).
+	gpuMemory int64
 }
 
 // configs holds models outside the catalog as directories with their
@@ -228,6 +232,7 @@ func allCases() []validationCase {
 	var out []validationCase
 	for _, group := range [][]validationCase{
 		validationCases(),
+		maxLenCases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
@@ -275,7 +280,11 @@ func (c validationCase) command() string {
 	if dir, ok := configDirs[model]; ok {
 		model = pkgDir + dir
 	}
-	a := []string{"gpulint estimate", "--model", model, "--gpu", c.gpu, "--workload", string(w.Kind)}
+	a := []string{"gpulint estimate", "--model", model, "--gpu", c.gpu}
+	if c.gpuMemory > 0 {
+		a = append(a, "--gpu-memory", fmt.Sprintf("%dMiB", c.gpuMemory/tuner.MiB))
+	}
+	a = append(a, "--workload", string(w.Kind))
 	add := func(flag string, v any) { a = append(a, "--"+flag, fmt.Sprint(v)) }
 	flag := func(name string, on bool) {
 		if on {
@@ -330,6 +339,7 @@ func (c validationCase) command() string {
 	if len(w.LoRATargets) > 0 {
 		add("lora-targets", strings.Join(w.LoRATargets, ","))
 	}
+	flag("kbit-fp32", w.KbitFP32)
 	if w.WeightQuant != "" {
 		add("weights", w.WeightQuant)
 	}
@@ -394,7 +404,7 @@ func runValidation() ([]validationResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := tuner.EstimateMemory(m, g.Target(), vc.workload)
+		e, err := tuner.EstimateMemory(m, vc.target(g), vc.workload)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", vc.id, err)
 		}
@@ -417,6 +427,15 @@ func runValidation() ([]validationResult, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// target is the row's GPU, its capacity replaced by gpuMemory when set.
+func (c validationCase) target(g *tuner.GPU) tuner.Target {
+	t := g.Target()
+	if c.gpuMemory > 0 {
+		t.Capacity = c.gpuMemory
+	}
+	return t
 }
 
 func gibOf(v int64) float64 { return float64(v) / float64(tuner.GiB) }
