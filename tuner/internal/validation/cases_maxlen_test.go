@@ -1,0 +1,55 @@
+package validation
+
+import (
+	"testing"
+
+	"github.com/gpulint/gpulint/tuner"
+)
+
+// TestMaxSeqLenNotAbovePublished holds the tuner's "longest sequence that
+// fits" (tuner.MaxFittingSeqLen, with the band margin it keeps) to the
+// published maxima of cases_maxlen.go: at every headroom the tuner accepts,
+// the proposal must lie at or below the longest length the source ran and
+// be at least 1 where the source ran anything. Without PEFT's fp32 upcast
+// (Workload.KbitFP32) the Unsloth rows proposed 1,600 (12 GB, published 932)
+// up to 30,336 tokens (80 GB, published 28,454).
+func TestMaxSeqLenNotAbovePublished(t *testing.T) {
+	c, err := tuner.LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		name, model, gpu string
+		capacity         int64
+		w                tuner.Workload
+		published        int // longest length that ran
+	}
+	var rows []row
+	for _, r := range unslothLlama8B {
+		rows = append(rows, row{name: "unsloth llama-3.1-8b " + tuner.Thousands(int64(r.vramGB)) + " GB", model: "meta-llama/Llama-3.1-8B-Instruct",
+			gpu: "H100-80GB", capacity: int64(r.vramGB) * tuner.GiB, w: unslothHF(0), published: r.maxLen})
+	}
+	// LLaMA-Factory's table (32,768 ran, 65,536 did not) bounds nothing
+	// here: Llama 2 has 4,096 positions, the tuner's ceiling, and the wiki
+	// ran past it only with RoPE scaling.
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			m, ok := c.Model(r.model)
+			g, ok2 := c.GPU(r.gpu)
+			if !ok || !ok2 {
+				t.Fatalf("model %s or GPU %s not in the catalog", r.model, r.gpu)
+			}
+			tg := g.Target()
+			if r.capacity > 0 {
+				tg.Capacity = r.capacity
+			}
+			for _, h := range []float64{tuner.MinPlanHeadroom, tuner.DefaultPlanHeadroom} {
+				got := tuner.MaxFittingSeqLen(m, tg, r.w, h)
+				t.Logf("headroom %.2f: longest fitting sequence %d (published %d)", h, got, r.published)
+				if got > r.published || got < 1 {
+					t.Errorf("headroom %.2f: proposes %d tokens; the source's longest was %d", h, got, r.published)
+				}
+			}
+		})
+	}
+}
