@@ -53,3 +53,50 @@ func TestMaxSeqLenNotAbovePublished(t *testing.T) {
 		})
 	}
 }
+
+// TestServeMaxModelLenNotAboveRefusal holds the serving planner's proposed
+// max_model_len to the published vLLM refusals: vLLM refuses a
+// max_model_len above the KV cache it reports, so at the same or a lower
+// gpu_memory_utilization no proposal may exceed those tokens.
+func TestServeMaxModelLenNotAboveRefusal(t *testing.T) {
+	c, err := tuner.LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, vc := range allCases() {
+		if vc.reported != "refused" || vc.metric != metricKVTokens {
+			continue
+		}
+		n++
+		t.Run(vc.id, func(t *testing.T) {
+			m, err := validationModel(c, vc.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, ok := c.GPU(vc.gpu)
+			if !ok {
+				t.Fatalf("GPU %s not in the catalog", vc.gpu)
+			}
+			for _, h := range []float64{tuner.MinPlanHeadroom, tuner.DefaultPlanHeadroom} {
+				p, err := tuner.MakePlan(tuner.PlanRequest{Model: m, GPU: g, GPUs: 1, Current: vc.workload, Headroom: h})
+				if err != nil {
+					t.Fatal(err)
+				}
+				util := vc.workload.GPUMemoryUtilization
+				if util == 0 {
+					util = 0.9 // vLLM's default in the versions these logs come from
+				}
+				got := p.Workload.MaxModelLen
+				t.Logf("headroom %.2f: proposes max_model_len %d at utilization %.2f (published KV cache %.0f tokens at %.2f)",
+					h, got, p.Workload.GPUMemoryUtilization, vc.measured, util)
+				if p.Workload.GPUMemoryUtilization <= util && float64(got) > vc.measured {
+					t.Errorf("headroom %.2f: proposes max_model_len %d; vLLM's KV cache held %.0f tokens", h, got, vc.measured)
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no refused vLLM rows")
+	}
+}
