@@ -100,3 +100,48 @@ func TestServeMaxModelLenNotAboveRefusal(t *testing.T) {
 		t.Fatal("no refused vLLM rows")
 	}
 }
+
+// TestLargestBelowEveryPublishedOOM holds both "largest that fits"
+// proposals to every training row a source reports out of memory, from
+// any source: for that row's setup, the largest micro batch the tuner
+// proposes must stay below the row's micro batch, and the longest sequence
+// below the row's sequence length, at every headroom the tuner accepts.
+func TestLargestBelowEveryPublishedOOM(t *testing.T) {
+	c, err := tuner.LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, vc := range allCases() {
+		k := vc.workload.Kind
+		if vc.reported != "oom" || (k != tuner.Train && k != tuner.LoRA && k != tuner.QLoRA) {
+			continue
+		}
+		n++
+		t.Run(vc.id, func(t *testing.T) {
+			m, err := validationModel(c, vc.model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, ok := c.GPU(vc.gpu)
+			if !ok {
+				t.Fatalf("GPU %s not in the catalog", vc.gpu)
+			}
+			tg := vc.target(g)
+			mb := max(vc.workload.MicroBatch, 1)
+			for _, h := range []float64{tuner.MinPlanHeadroom, tuner.DefaultPlanHeadroom} {
+				if got := tuner.MaxFittingMicroBatch(m, tg, vc.workload, h); got >= mb {
+					t.Errorf("headroom %.2f: proposes micro batch %d; the source ran out of memory at %d", h, got, mb)
+				}
+				if s := vc.workload.SeqLen; s > 0 {
+					if got := tuner.MaxFittingSeqLen(m, tg, vc.workload, h); got >= s {
+						t.Errorf("headroom %.2f: proposes %d tokens; the source ran out of memory at %d", h, got, s)
+					}
+				}
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("no out-of-memory training rows")
+	}
+}
