@@ -185,8 +185,11 @@ type Workload struct {
 	// "self.weight * hidden_states.to(input_dtype)" with an fp32 weight, and
 	// the 16-bit attention and MLP outputs are added onto the fp32 residual.
 	// Default false: the base's unquantized parameters stay 16-bit, as
-	// recipes that cast them back do (TRL's peft_module_casting_to_bf16,
-	// artidoro/qlora's qlora.py).
+	// recipes that cast them back do: TRL's peft_module_casting_to_bf16
+	// (trl/trainer/utils.py, lm_head and embed_tokens "if
+	// module.weight.dtype == torch.float32: module.to(torch.bfloat16)") and
+	// artidoro/qlora's get_accelerate_model (qlora.py @ 00e5ad2, the same
+	// cast under --bf16).
 	KbitFP32 bool
 
 	// LoRARank (default 16) and LoRATargets (default q, k, v, o, gate, up, down;
