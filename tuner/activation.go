@@ -113,9 +113,10 @@ func trainLayerActivation(m *Model, r resolved, moe bool) layerActivation {
 	h := float64(m.Hidden)
 	H := float64(m.Heads)
 
-	normElem := ab // torch LayerNorm keeps its input
+	rb := residualBytes(r, ab)
+	normElem := rb // torch LayerNorm keeps its input
 	if m.Norm == "rmsnorm" {
-		normElem = 4 + ab // fp32 upcast copy + normalized output
+		normElem = 4 + rb // fp32 upcast copy + normalized output
 	}
 	// Replicated across TP ranks: norm inputs, the inputs of the QKV and MLP
 	// projections, dropout masks.
@@ -180,6 +181,17 @@ func adapterInputCopies(m *Model, r resolved, moe bool, ab, t float64) float64 {
 	return ab * in
 }
 
+// residualBytes is the element size of the residual stream (each layer's
+// input, the embedding output, the norms' outputs): ab, or 4 when PEFT's
+// k-bit preparation left the embeddings and norms in fp32
+// (Workload.KbitFP32), which promotes the residual adds to fp32.
+func residualBytes(r resolved, ab float64) float64 {
+	if r.Kind == QLoRA && r.KbitFP32 {
+		return 4
+	}
+	return ab
+}
+
 // mlpActivation is the MLP's stored bytes per token.
 func mlpActivation(m *Model, r resolved, moe bool, ab, t float64) float64 {
 	per := func(i float64) float64 {
@@ -225,23 +237,24 @@ func trainActivations(m *Model, r resolved) int64 {
 
 	// layers returns the stored bytes of n layers (n ≤ L, dense ones first) for
 	// one micro-batch.
+	rb := residualBytes(r, ab)
 	layers := func(n int) float64 {
 		if r.Checkpointing {
-			return float64(n)*ab*h*tokens + biggest
+			return float64(n)*rb*h*tokens + biggest
 		}
 		nd := min(n, denseLayers)
 		nm := min(n-nd, moeLayers)
 		return float64(nd)*dense.bytes(tokens, s) + float64(nm)*moe.bytes(tokens, s)
 	}
-	embed := ab * h * tokens
+	embed := rb * h * tokens
 	if m.Dropout {
 		embed += h * tokens
 	}
-	normElem := ab
+	normElem := rb
 	if m.Norm == "rmsnorm" {
-		normElem = 4 + ab
+		normElem = 4 + rb
 	}
-	final := (normElem + ab) * h * tokens
+	final := (normElem + rb) * h * tokens
 	var logits float64
 	if !m.Encoder {
 		logits = lossBytesPerLogit(r.Loss, ab) * tokens * float64(m.Vocab) / t
@@ -252,7 +265,7 @@ func trainActivations(m *Model, r resolved) int64 {
 	// 1F1B: the first stage keeps p micro-batches of L/p layers.
 	first := float64(p)*layers((m.Layers+p-1)/p) + embed
 	if r.Checkpointing {
-		first = float64(m.Layers)*ab*h*tokens + biggest + embed
+		first = float64(m.Layers)*rb*h*tokens + biggest + embed
 	}
 	last := layers((m.Layers+p-1)/p) + final + logits
 	return int64(max(first, last))

@@ -218,11 +218,18 @@ func checkServeMinimal(t testing.TB, req PlanRequest, p Plan) {
 	if p.MIG != nil {
 		tg = req.GPU.MIGTarget(p.MIG)
 	}
+	cfg := req.Current.MaxModelLen
+	if cfg == 0 {
+		cfg = req.Model.MaxPositions
+	}
+	// A reduced max_model_len must also leave the KV cache the validated
+	// over-prediction margin (kvHolds); the configured one is judged as is.
 	fitsOn := func(tg Target, v Workload) bool {
 		v.MaxNumSeqs = 0 // fits are judged at vLLM's default
 		e, err := EstimateMemory(req.Model, tg, v)
 		return err == nil && e.Fits && e.Serve.GraphHeadroom >= 0 &&
-			serveNeed(t, req.Model, tg, v) <= planLimit(tg.Capacity, DefaultPlanHeadroom)
+			serveNeed(t, req.Model, tg, v) <= planLimit(tg.Capacity, DefaultPlanHeadroom) &&
+			(v.MaxModelLen == cfg || kvHolds(e.Serve.KVCacheTokens, v.MaxModelLen))
 	}
 	for tp := 1; tp < w.TensorParallel; tp++ {
 		v := w
@@ -230,10 +237,6 @@ func checkServeMinimal(t testing.TB, req PlanRequest, p Plan) {
 		if req.Model.Heads%tp == 0 && fitsOn(tg, v) {
 			t.Errorf("%s: TP %d fits max_model_len %d, the plan proposes TP %d", name, tp, w.MaxModelLen, w.TensorParallel)
 		}
-	}
-	cfg := req.Current.MaxModelLen
-	if cfg == 0 {
-		cfg = req.Model.MaxPositions
 	}
 	if v := w; w.MaxModelLen != cfg && w.MaxModelLen+1024 <= req.Model.MaxPositions {
 		v.MaxModelLen += 1024

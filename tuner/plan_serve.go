@@ -108,12 +108,17 @@ func (sp *servePlanner) utilFor(t Target) (float64, string) {
 }
 
 // largestMML is the largest multiple of planContextStep up to the model's
-// max positions that fits (the model's max positions itself when it is
-// below one step); 0 when none does.
+// max positions that fits, its request held by the KV cache with the
+// validated over-prediction margin (kvHolds); the model's max positions
+// itself when it is below one step; 0 when none does.
 func (sp *servePlanner) largestMML(t Target, tp int, util float64) int {
+	fits := func(mml int) bool {
+		ev := sp.eval(t, tp, util, mml, 0)
+		return ev.fits && ev.est.Serve != nil && kvHolds(ev.est.Serve.KVCacheTokens, mml)
+	}
 	maxPos := sp.m.MaxPositions
 	if maxPos < planContextStep {
-		if sp.eval(t, tp, util, maxPos, 0).fits {
+		if fits(maxPos) {
 			return maxPos
 		}
 		return 0
@@ -121,13 +126,20 @@ func (sp *servePlanner) largestMML(t Target, tp int, util float64) int {
 	lo, hi := 0, maxPos/planContextStep+1 // k·step fits for k ≤ lo (k = 0 trivially), not for k ≥ hi
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if sp.eval(t, tp, util, mid*planContextStep, 0).fits {
+		if fits(mid * planContextStep) {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
 	return lo * planContextStep
+}
+
+// kvHolds reports whether a KV cache the model sizes at kvTokens still
+// holds one mml-token request if vLLM's real cache is kvOverPrediction
+// smaller, as it was in the validation rows the model over-predicted most.
+func kvHolds(kvTokens int64, mml int) bool {
+	return float64(kvTokens) >= float64(mml)*(1+kvOverPrediction)
 }
 
 func effectiveServePrecision(m *Model, w Workload) Precision {
@@ -386,7 +398,8 @@ func mmlReason(m *Model, cfg, mml, tp int, fits bool, atCfg, final serveEval) st
 			why += fmt.Sprintf(" and vLLM's cache would hold only %s tokens", thousands(atCfg.est.Serve.KVCacheTokens))
 		}
 	}
-	return fmt.Sprintf("%s; %s is the largest multiple of %d that fits at TP %d: %s", why, thousands(int64(mml)), planContextStep, tp, kv)
+	return fmt.Sprintf("%s; %s is the largest multiple of %d that fits at TP %d with %.0f%% of KV cache to spare (the most the model over-predicted vLLM's cache in validation): %s",
+		why, thousands(int64(mml)), planContextStep, tp, kvOverPrediction*100, kv)
 }
 
 // migOrder sorts g's MIG profiles smallest first (memory, compute slices,

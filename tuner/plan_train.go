@@ -155,6 +155,22 @@ func MaxFittingMicroBatch(m *Model, t Target, w Workload, headroom float64) int 
 	})
 }
 
+// MaxFittingSeqLen is the longest sequence, up to the model's max
+// positions, at which w (with its micro batch) on t leaves the headroom
+// fraction of capacity free; 0 when even one token does not fit or the
+// estimate fails. Like MaxFittingMicroBatch it keeps the margin the model's
+// validated error band needs (bandLimit), so that it stays at or below the
+// published maxima in docs/validation.md (tuner/internal/validation's
+// TestMaxSeqLenNotAbovePublished).
+func MaxFittingSeqLen(m *Model, t Target, w Workload, headroom float64) int {
+	limit, _ := bandLimit(planLimit(t.Capacity, headroom), t.Capacity, w.Kind)
+	return largestFitting(m.MaxPositions, func(s int) bool {
+		w.SeqLen = s
+		e, err := EstimateMemory(m, t, w)
+		return err == nil && e.PerGPU.Total <= limit
+	})
+}
+
 // largestFitting is the largest n in [1, ceiling] for which fits holds, 0
 // if fits(1) does not; memory grows with the micro batch, so fits is
 // monotone and an exponential then binary search finds it.

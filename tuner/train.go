@@ -149,6 +149,9 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 			if f, err = lookupWeightFormat(name); err != nil {
 				return err
 			}
+			if r.KbitFP32 {
+				f.otherBytes = 4 // PEFT's fp32 upcast (Workload.KbitFP32)
+			}
 		}
 		base = float64(weightBytes(m, f)) / float64(shard)
 		e.Notes = append(e.Notes, fmt.Sprintf("%s trainable adapter parameters (rank %d on %s)",

@@ -176,6 +176,22 @@ type Workload struct {
 	// PrefillLogits for inference: default LastLogits (generate()).
 	PrefillLogits PrefillLogits
 
+	// KbitFP32 (QLoRA) says the unquantized parameters (embeddings, lm_head,
+	// norms) are kept in fp32, as PEFT's prepare_model_for_kbit_training
+	// leaves them: "cast all non INT8 parameters to fp32", every fp16/bf16
+	// parameter's data becomes float32 (huggingface/peft
+	// src/peft/utils/other.py, commit 012c0d5). The fp32 embedding output
+	// then makes the residual stream fp32: transformers' RMSNorm returns
+	// "self.weight * hidden_states.to(input_dtype)" with an fp32 weight, and
+	// the 16-bit attention and MLP outputs are added onto the fp32 residual.
+	// Default false: the base's unquantized parameters stay 16-bit, as
+	// recipes that cast them back do: TRL's peft_module_casting_to_bf16
+	// (trl/trainer/utils.py, lm_head and embed_tokens "if
+	// module.weight.dtype == torch.float32: module.to(torch.bfloat16)") and
+	// artidoro/qlora's get_accelerate_model (qlora.py @ 00e5ad2, the same
+	// cast under --bf16).
+	KbitFP32 bool
+
 	// LoRARank (default 16) and LoRATargets (default q, k, v, o, gate, up, down;
 	// also accepts q_proj-style names, w1/w2/w3 and "all-linear").
 	LoRARank    int
@@ -362,6 +378,9 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 			errs = append(errs, err)
 		}
 		r.targets = t
+	}
+	if w.KbitFP32 && w.Kind != QLoRA {
+		errs = append(errs, errors.New("kbit fp32 upcast applies to qlora only"))
 	}
 	if w.Kind == Serve {
 		if r.GPUMemoryUtilization == 0 {

@@ -29,6 +29,7 @@ type EstimateOptions struct {
 	PrefillLogits                              string
 	MIG                                        string
 	Checkpointing, OptimizerInBackward         bool
+	KbitFP32                                   bool
 	EnforceEager                               bool
 	GPUMemoryUtilization                       float64
 	Format                                     string
@@ -104,6 +105,7 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.IntVar(&o.SeqLen, "seq-len", 0, "sequence length (default min(2048, max positions))")
 	fl.BoolVar(&o.Checkpointing, "checkpointing", false, "full activation checkpointing")
 	fl.IntVar(&o.LoRARank, "lora-rank", 0, "LoRA rank (default 16)")
+	fl.BoolVar(&o.KbitFP32, "kbit-fp32", false, "qlora: the embeddings, lm_head and norms stay in fp32, as PEFT's prepare_model_for_kbit_training leaves them (default: 16-bit, as TRL and qlora.py cast them back)")
 	fl.IntVar(&o.TP, "tp", 1, "tensor-parallel degree")
 	fl.IntVar(&o.PP, "pp", 1, "pipeline-parallel degree")
 	fl.Float64Var(&o.GPUMemoryUtilization, "gpu-memory-utilization", 0, "vLLM gpu_memory_utilization (default 0.9)")
@@ -215,7 +217,7 @@ func runEstimate(o *EstimateOptions) error {
 	}
 	w := tuner.Workload{
 		Kind: tuner.WorkloadKind(o.Workload), Precision: tuner.Precision(o.Precision),
-		Optimizer: opt.opt, PagedOptimizer: opt.paged, OptimizerInBackward: o.OptimizerInBackward,
+		Optimizer: opt.opt, PagedOptimizer: opt.paged, OptimizerInBackward: o.OptimizerInBackward, KbitFP32: o.KbitFP32,
 		Attention: attentionFlags[o.Attention], Loss: tuner.LossImpl(o.Loss), LoRATargets: targets,
 		PrefillLogits: tuner.PrefillLogits(o.PrefillLogits), WeightQuant: o.Weights,
 		CUDAContextBytes: int64(o.CUDAContextMiB) * tuner.MiB, MaxNumBatchedTokens: o.MaxNumBatchedTokens,

@@ -77,6 +77,9 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 		add("lora-rank", o.LoRARank, w.LoRARank, "")
 		add("lora-targets", o.LoRATargets, "all-linear", "")
 	}
+	if w.Kind == tuner.QLoRA {
+		add("kbit-fp32", o.KbitFP32, w.KbitFP32, "embeddings, lm_head and norms in 16 bits")
+	}
 	if w.Kind == tuner.QLoRA || w.Kind == tuner.Inference || w.Kind == tuner.Serve {
 		weights, basis := checkpointWeights(m), "the checkpoint's"
 		if w.Kind == tuner.QLoRA {

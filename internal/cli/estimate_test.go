@@ -122,7 +122,7 @@ func TestEstimateInputsGivenOrAssumed(t *testing.T) {
 	}{
 		{"train", slices.Concat(common, training)},
 		{"lora", slices.Concat(common, training, lora)},
-		{"qlora", slices.Concat(common, training, lora, [][2]string{{"weights", "nf4"}})},
+		{"qlora", slices.Concat(common, training, lora, [][2]string{{"weights", "nf4"}, {"kbit-fp32", "true"}})},
 		{"inference", slices.Concat(common, [][2]string{{"micro-batch", "2"}, {"seq-len", "1024"}, {"weights", "bf16"},
 			{"prefill-logits", "all"}, {"kv-cache-dtype", "fp8"}})},
 		{"serve", slices.Concat(common, [][2]string{{"weights", "bf16"}, {"kv-cache-dtype", "fp8"}, {"gpu-memory-utilization", "0.85"},

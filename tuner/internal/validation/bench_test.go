@@ -107,15 +107,25 @@ func TestMaxMicroBatchNotAboveMeasured(t *testing.T) {
 
 // TestErrorBandCoversValidation holds the tuner's per-kind under-prediction
 // band to the validation rows: no measured peak may be under-predicted by
-// more than its kind's band. Rows of one component (weights, KV cache)
-// are not peaks the planner sizes from.
+// more than its kind's band, and no vLLM KV cache over-predicted by more
+// than the KV band. Rows of one component (weights, KV memory) are not
+// peaks the planner sizes from.
 func TestErrorBandCoversValidation(t *testing.T) {
 	rs, err := runValidation()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range rs {
-		if !r.hasMeasure || !r.c.isPeak() {
+		if !r.hasMeasure {
+			continue
+		}
+		if r.c.metric == metricKVTokens {
+			if band := tuner.KVOverPrediction(); r.errPct > band*100+0.05 {
+				t.Errorf("%s: over-predicts vLLM's KV cache by %.1f%%, beyond the band of %.0f%%", r.c.id, r.errPct, band*100)
+			}
+			continue
+		}
+		if !r.c.isPeak() {
 			continue
 		}
 		if band := tuner.UnderPrediction(r.c.workload.Kind); -r.errPct > band*100+0.05 {

@@ -245,6 +245,7 @@ func allCases() []validationCase {
 	for _, group := range [][]validationCase{
 		validationCases(),
 		vllmMoEQuantCases(),
+		maxLenCases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
@@ -253,6 +254,7 @@ func allCases() []validationCase {
 }
 
 type validationResult struct {
+	knownGPU   bool // the catalog has c.gpu (else the row gives only its memory)
 	c          validationCase
 	predicted  float64
 	errPct     float64 // NaN for verdict-only rows
@@ -286,16 +288,20 @@ func validationModel(c *tuner.Catalog, id string) (*tuner.Model, error) {
 // command is the `gpulint estimate` invocation that restates the case: the
 // model and GPU, then every workload field that differs from its zero value.
 // The CLI test runs each printed command and checks it reproduces the row.
-func (c validationCase) command() string {
+func (c validationCase) command(knownGPU bool) string {
 	w := c.workload
 	model := c.model
 	if dir, ok := configDirs[model]; ok {
 		model = pkgDir + dir
 	}
-	a := []string{"gpulint estimate", "--model", model, "--gpu", c.gpu, "--workload", string(w.Kind)}
-	if c.gpuMemory != "" {
-		a = []string{"gpulint estimate", "--model", model, "--gpu-memory", c.gpuMemory, "--workload", string(w.Kind)}
+	a := []string{"gpulint estimate", "--model", model}
+	if c.gpuMemory == "" || knownGPU {
+		a = append(a, "--gpu", c.gpu)
 	}
+	if c.gpuMemory != "" {
+		a = append(a, "--gpu-memory", c.gpuMemory)
+	}
+	a = append(a, "--workload", string(w.Kind))
 	add := func(flag string, v any) { a = append(a, "--"+flag, fmt.Sprint(v)) }
 	flag := func(name string, on bool) {
 		if on {
@@ -350,6 +356,7 @@ func (c validationCase) command() string {
 	if len(w.LoRATargets) > 0 {
 		add("lora-targets", strings.Join(w.LoRATargets, ","))
 	}
+	flag("kbit-fp32", w.KbitFP32)
 	if w.WeightQuant != "" {
 		add("weights", w.WeightQuant)
 	}
@@ -428,7 +435,8 @@ func runValidation() ([]validationResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", vc.id, err)
 		}
-		r := validationResult{c: vc, predicted: metricValue(e, vc.metric), predFits: e.Fits, capacity: e.Capacity,
+		_, known := c.GPU(vc.gpu)
+		r := validationResult{c: vc, knownGPU: known, predicted: metricValue(e, vc.metric), predFits: e.Fits, capacity: e.Capacity,
 			errPct: math.NaN(), hasMeasure: vc.measured > 0}
 		if r.hasMeasure {
 			r.errPct = (r.predicted - vc.measured) / vc.measured * 100
@@ -452,18 +460,28 @@ func runValidation() ([]validationResult, error) {
 // validationTarget is the catalog GPU of vc, or for a GPU the catalog
 // lacks the bare capacity `gpulint estimate --gpu-memory` builds.
 func validationTarget(c *tuner.Catalog, vc validationCase) (tuner.Target, error) {
+	var capacity int64
 	if vc.gpuMemory != "" {
 		v, err := strconv.ParseFloat(strings.TrimSuffix(vc.gpuMemory, "GiB"), 64)
 		if err != nil || !strings.HasSuffix(vc.gpuMemory, "GiB") {
 			return tuner.Target{}, fmt.Errorf("%s: gpuMemory %q is not N GiB", vc.id, vc.gpuMemory)
 		}
-		return tuner.CapacityTarget("GPU with "+vc.gpuMemory, int64(v*float64(tuner.GiB))), nil
+		capacity = int64(v * float64(tuner.GiB))
 	}
 	g, ok := c.GPU(vc.gpu)
-	if !ok {
-		return tuner.Target{}, fmt.Errorf("%s: unknown GPU %s", vc.id, vc.gpu)
+	switch {
+	case ok && capacity > 0:
+		// A source that states only the VRAM: the catalog GPU's other
+		// properties, the stated capacity.
+		t := g.Target()
+		t.Capacity = capacity
+		return t, nil
+	case ok:
+		return g.Target(), nil
+	case capacity > 0:
+		return tuner.CapacityTarget("GPU with "+vc.gpuMemory, capacity), nil
 	}
-	return g.Target(), nil
+	return tuner.Target{}, fmt.Errorf("%s: unknown GPU %s", vc.id, vc.gpu)
 }
 
 func gibOf(v int64) float64 { return float64(v) / float64(tuner.GiB) }
@@ -634,7 +652,7 @@ func renderValidationTable(r *Report) string {
 		if r.c.note != "" {
 			fmt.Fprintf(&b, ": %s.", r.c.note)
 		}
-		fmt.Fprintf(&b, "\n   Reproduce: `%s`\n", r.c.command())
+		fmt.Fprintf(&b, "\n   Reproduce: `%s`\n", r.c.command(r.knownGPU))
 	}
 	b.WriteString("\n" + tableEnd)
 	return b.String()
