@@ -243,6 +243,9 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 			if cmd != nil {
 				value = cmd.Config()
 			} else if cmd, value = kserveVLLM(s, c, ct); cmd == nil {
+				if ts := l.tgiSubject(s, pod, c, cn, ct, proj); ts != nil {
+					out = append(out, ts)
+				}
 				continue
 			}
 			vs := &subject{

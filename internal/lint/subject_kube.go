@@ -87,6 +87,9 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	pods := kube.FindPods(s.value)
 	vs, fs := l.vllmContainerSubjects(s, pods, proj)
 	for _, v := range vs {
+		if v.kind == kindTGI {
+			continue
+		}
 		for pi := range pods {
 			for ci := range pods[pi].Containers {
 				if pathEqual(pods[pi].Containers[ci].Path, v.prefix) {
