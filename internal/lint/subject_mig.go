@@ -35,6 +35,9 @@ func (l *Linter) annotateMIG(s *subject, proj *config.Project, p kube.Pod, pm ma
 				names = append(names, g.Name)
 			}
 			mm["catalog_gpus"] = append([]any{}, names...)
+			if mig.Unknown(cat, name) {
+				mm["known_profiles"] = anyStrings(mig.KnownProfiles(cat))
+			}
 			if gpu == nil {
 				continue
 			}
@@ -109,6 +112,11 @@ func migLayouts(cat *tuner.Catalog, doc any, t Target, at func(config string, i 
 		if !v.Valid {
 			m["reason"] = v.Reason
 		}
+		if len(v.Unknown) > 0 {
+			m["unknown"], m["known_profiles"], m["filter_unknown"] = anyStrings(v.Unknown), anyStrings(v.Known), v.FilterUnknown
+			delete(m, "gpu")
+			delete(m, "gpu_from")
+		}
 		if v.GPUs != nil {
 			names := make([]any, len(v.GPUs))
 			for i, g := range v.GPUs {
@@ -117,6 +125,14 @@ func migLayouts(cat *tuner.Catalog, doc any, t Target, at func(config string, i 
 			m["gpus"] = names
 		}
 		out = append(out, m)
+	}
+	return out
+}
+
+func anyStrings(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
 	}
 	return out
 }
