@@ -43,8 +43,11 @@ func (s *subject) inputs() map[string]finding.Input {
 		if t.MIG != nil {
 			v = fmt.Sprintf("%s %s slice (%s, catalog)", t.GPU.Name, t.MIG.Name, gib(t.MIG.MemoryBytes))
 		}
+		if t.GPUFrom == "mig-profile" {
+			v = fmt.Sprintf("a %s slice of any of %s (at most %s, catalog)", t.MIG.Name, strings.Join(t.Parents, ", "), gib(t.MIG.MemoryBytes))
+		}
 		stated("gpu", v, sourceOf(t.GPUFrom), "")
-		if t.GPUAt != nil && t.GPUFrom == "manifest" {
+		if t.GPUAt != nil && (t.GPUFrom == "manifest" || t.GPUFrom == "mig-profile") {
 			in := out["gpu"]
 			in.Range = t.GPUAt
 			out["gpu"] = in

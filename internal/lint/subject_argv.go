@@ -265,10 +265,14 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 				at := s.locate(append(clone(c.Path), "resources", "limits"))
 				h.GPUsRange = &at
 			}
+			var migAt finding.Range
 			for _, m := range c.MIG {
-				h.MIGProfile = m.Profile
+				h.MIGProfile, migAt = m.Profile, s.locate(m.Path)
 			}
 			vs.tgt = l.resolveTarget(s.file.Path, proj, vs.work, h)
+			if !sizesUnknown(cmd) {
+				vs.tgt = l.migParents(vs.tgt, vs.work, h.MIGProfile, migAt)
+			}
 			if sizesUnknown(cmd) {
 				// A flag that sizes memory is set at run time from a value
 				// the manifest does not state: no memory verdict can hold.

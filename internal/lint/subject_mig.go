@@ -4,8 +4,10 @@ import (
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/config"
+	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/mig"
+	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/source"
 	"github.com/gpulint/gpulint/internal/value"
 	"github.com/gpulint/gpulint/tuner"
@@ -135,4 +137,46 @@ func anyStrings(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// migParents sizes a workload on a MIG slice whose parent GPU the manifest
+// leaves open: the profile name states the slice's memory, and a verdict
+// that holds on every catalog GPU with that profile needs no parent. When
+// the workload overflows the slice on each of them, the target becomes the
+// candidate with the largest slice (the verdict holds a fortiori on the
+// rest), its source the MIG resource at at, and Parents names them all.
+// Otherwise t is returned unchanged: a fit, or a split verdict, rests on
+// the parent.
+func (l *Linter) migParents(t Target, w *normalize.Workload, profile string, at finding.Range) Target {
+	if t.GPU != nil || profile == "" || t.Model == nil {
+		return t
+	}
+	var best Target
+	var names []string
+	for _, g := range l.deps.Targets.Catalog().GPUsWithMIGProfile(profile) {
+		p, ok := g.MIGProfile(profile)
+		if !ok {
+			continue
+		}
+		c := t
+		c.GPU, c.MIG, c.GPUFrom, c.GPUAt = g, p, "mig-profile", &at
+		est, _ := c.estimate(w)
+		if est == nil {
+			return t
+		}
+		total, _ := est["total"].(int64)
+		capacity, _ := est["capacity"].(int64)
+		if total <= capacity {
+			return t
+		}
+		if best.GPU == nil || p.MemoryBytes > best.MIG.MemoryBytes {
+			best = c
+		}
+		names = append(names, g.Name)
+	}
+	if best.GPU == nil {
+		return t
+	}
+	best.Parents = names
+	return best
 }

@@ -18,9 +18,13 @@ import (
 // Target is the hardware and model a document is checked against, with
 // where each part came from: a flag, the project file, or the configs.
 type Target struct {
-	GPU      *tuner.GPU
-	GPUFrom  string
-	MIG      *tuner.MIGProfile
+	GPU     *tuner.GPU
+	GPUFrom string
+	MIG     *tuner.MIGProfile
+	// Parents, when the GPU came from a MIG profile name alone
+	// (GPUFrom "mig-profile"), names every catalog GPU with that profile:
+	// the verdict holds on each.
+	Parents  []string
 	GPUs     int
 	GPUsFrom string
 	// GPUsAt locates the world size in a related file (an Accelerate
