@@ -117,6 +117,11 @@ func (r *TargetResolver) CheckFlags(gpu, model string) error {
 // gpu finds a GPU by catalog name, alias or node label (with -MIG- or
 // -SHARED suffixes).
 func (r *TargetResolver) gpu(name string) (tuner.ProductLabel, bool) {
+	// A single-strategy label names the slice: the catalog's name lookup
+	// would read past the -MIG- suffix and give the whole GPU.
+	if pl, ok := r.cat.ParseProductLabel(name); ok && pl.MIGProfileName != "" {
+		return pl, true
+	}
 	if g, ok := r.cat.GPU(name); ok {
 		return tuner.ProductLabel{GPU: g}, true
 	}
@@ -181,6 +186,12 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	setGPU := func(name, from string) bool {
 		pl, ok := r.gpu(name)
 		if !ok {
+			return false
+		}
+		if pl.MIGProfileName != "" && pl.MIG == nil {
+			// A slice the GPU does not have: no node carries the label
+			// (mig-profile-invalid reports it), and the whole GPU is not
+			// what the pod would get.
 			return false
 		}
 		t.GPU, t.GPUFrom = pl.GPU, from

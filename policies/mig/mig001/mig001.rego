@@ -16,7 +16,9 @@
 #     Pending with "Insufficient nvidia.com/mig-..." and nothing fails
 #     loudly. With the GPU unknown, a profile that no GPU in gpulint's
 #     catalog has is a warning: the name is likely wrong, or the nodes have
-#     a GPU the catalog lacks.
+#     a GPU the catalog lacks. A single-strategy product label
+#     (<product>-MIG-<profile>) naming a slice its GPU does not have
+#     matches no node either.
 #   remediation: >-
 #     Request a profile of the target GPU (gpus.md §2 lists them), written
 #     as the device plugin advertises it (nvidia.com/mig-1g.10gb,
@@ -71,6 +73,15 @@ findings contains f if {
 	not m.gpu
 	m.known_profiles
 	f := lib.with_level(lib.finding(m.path, sprintf("nvidia.com/mig-%s in container %q names a MIG profile that no GPU in gpulint's catalog has (known profiles: %s), so no node advertises it unless its GPU is one the catalog lacks, and the pod stays Pending", [m.profile, c.name, concat(", ", m.known_profiles)])), "warning")
+}
+
+# A single-strategy product label naming a slice its GPU does not have:
+# gpu-feature-discovery writes <product>-MIG-<profile> for the slices a
+# node has, so no node carries this one (kubernetes-gpu.md §2, §3).
+findings contains f if {
+	some pod in input.k8s.pods
+	miss := pod.product_mig_missing
+	f := lib.finding(pod.product_path, sprintf("nodes labelled nvidia.com/gpu.product=%s do not exist: %s has no MIG profile %s (%s), so the pod stays Pending", [pod.product, pod.product_gpu, miss.profile, profiles(miss)]))
 }
 
 profiles(m) := sprintf("its profiles: %s", [concat(", ", m.gpu_profiles)]) if {
