@@ -61,6 +61,11 @@ func (s *subject) inputs() map[string]finding.Input {
 		fromFile("gpus", t.GPUs, "parallel.world_size")
 	case t.GPUs > 0:
 		stated("gpus", t.GPUs, sourceOf(t.GPUsFrom), "")
+		if t.GPUsRange != nil && t.GPUsFrom == "manifest" {
+			in := out["gpus"]
+			in.Range = t.GPUsRange
+			out["gpus"] = in
+		}
 	case sharded(w):
 		// Sharding divides states by the world size: one GPU is the
 		// largest per-GPU estimate, and a guess.

@@ -39,6 +39,10 @@ func TestGPUFromNodeLabelIsLocatedEvidence(t *testing.T) {
 					continue
 				}
 				for _, in := range f.Evidence {
+					// The GPU count is located at the container's limits.
+					if in.Name == "gpus" && (in.Range == nil || in.Range.Start.Line != 15) {
+						t.Errorf("gpus evidence = %+v (range %+v), want deploy.yaml:15", in, in.Range)
+					}
 					if in.Name != "gpu" {
 						continue
 					}

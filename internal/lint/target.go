@@ -30,6 +30,9 @@ type Target struct {
 	// GPUsAt locates the world size in a related file (an Accelerate
 	// config launching this DeepSpeed file), when it came from one.
 	GPUsAt *relatedPath
+	// GPUsRange locates the GPU count in this manifest (the container's
+	// resource limits), when it came from there.
+	GPUsRange *finding.Range
 	// GPUAt and ModelAt locate the GPU and the model where they were read:
 	// the node label or instance type in this manifest, or a related file
 	// (the manifest or launch command that gave them); nil when they came
@@ -239,7 +242,7 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	}
 	switch {
 	case h.GPUs > 0:
-		t.GPUs, t.GPUsFrom, t.GPUsAt = h.GPUs, cmp.Or(h.GPUsFrom, "manifest"), h.GPUsAt
+		t.GPUs, t.GPUsFrom, t.GPUsAt, t.GPUsRange = h.GPUs, cmp.Or(h.GPUsFrom, "manifest"), h.GPUsAt, h.GPUsRange
 		if gpusDefault > 0 && gpusDefault != h.GPUs {
 			t.Overridden = append(t.Overridden, Override{Name: "GPU count", File: fmt.Sprint(h.GPUs), At: h.GPUsRange,
 				Default: fmt.Sprint(gpusDefault), From: gpusDefaultFrom})
