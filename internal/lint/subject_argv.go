@@ -265,10 +265,7 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 				at := s.locate(append(clone(c.Path), "resources", "limits"))
 				h.GPUsRange = &at
 			}
-			var migAt finding.Range
-			for _, m := range c.MIG {
-				h.MIGProfile, migAt = m.Profile, s.locate(m.Path)
-			}
+			migAt := migHint(s, pod, c, &h)
 			vs.tgt = l.resolveTarget(s.file.Path, proj, vs.work, h)
 			if !sizesUnknown(cmd) {
 				vs.tgt = l.migParents(vs.tgt, vs.work, h.MIGProfile, migAt)

@@ -180,3 +180,20 @@ func (l *Linter) migParents(t Target, w *normalize.Workload, profile string, at 
 	best.Parents = names
 	return best
 }
+
+// migHint sets the MIG profile a container runs in: its
+// nvidia.com/mig-<profile> resource, else the -MIG-<profile> suffix of its
+// pod's single-strategy product label (whose base GPU may be one the
+// catalog lacks). It returns where the profile is written.
+func migHint(s *subject, pod kube.Pod, c kube.Container, h *targetHints) finding.Range {
+	var at finding.Range
+	for _, m := range c.MIG {
+		h.MIGProfile, at = m.Profile, s.locate(m.Path)
+	}
+	if h.MIGProfile == "" && pod.Product != "" {
+		if p := tuner.ProductLabelMIG(pod.Product); p != "" {
+			h.MIGProfile, at = p, s.locate(pod.ProductAt)
+		}
+	}
+	return at
+}

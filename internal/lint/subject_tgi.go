@@ -55,10 +55,7 @@ func (l *Linter) tgiSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 		r := s.locate(append(clone(c.Path), "resources", "limits"))
 		h.GPUsRange = &r
 	}
-	var migAt finding.Range
-	for _, m := range c.MIG {
-		h.MIGProfile, migAt = m.Profile, s.locate(m.Path)
-	}
+	migAt := migHint(s, pod, c, &h)
 	ts.tgt = l.migParents(l.resolveTarget(s.file.Path, proj, ts.work, h), ts.work, h.MIGProfile, migAt)
 	return ts
 }
