@@ -85,6 +85,8 @@ func RecognizeTGI(ct Container) *TGI {
 	for name := range tgiValueOptions {
 		if v, ok := ct.Env[tgiEnv(name)]; ok {
 			t.Options[name] = TGIOption{Name: name, Value: v, Env: tgiEnv(name), Arg: -1}
+		} else if ct.EnvUnknown != nil && ct.EnvUnknown(tgiEnv(name)) {
+			t.Options[name] = TGIOption{Name: name, Env: tgiEnv(name), Arg: -1, Unknown: true}
 		}
 	}
 	for i := 0; i < len(flags); i++ {

@@ -62,3 +62,19 @@ func TestRecognizeTGI(t *testing.T) {
 		})
 	}
 }
+
+// An option a memory estimate reads that env may set from a value the
+// manifest does not state (valueFrom, envFrom) gives no estimate rather
+// than the launcher's default.
+func TestTGIEnvUnknown(t *testing.T) {
+	ct := Container{Image: "ghcr.io/huggingface/text-generation-inference:2.4.1",
+		Env:        map[string]string{"MODEL_ID": "m", "MAX_TOTAL_TOKENS": "1024"},
+		EnvUnknown: func(name string) bool { return name == "NUM_SHARD" }}
+	if cfg, _, err := RecognizeTGI(ct).ServeConfig(2); err == nil {
+		t.Errorf("ServeConfig = %v, want an error: NUM_SHARD is set from an unknown value", cfg)
+	}
+	ct.EnvUnknown = func(string) bool { return false }
+	if _, _, err := RecognizeTGI(ct).ServeConfig(2); err != nil {
+		t.Errorf("ServeConfig: %v", err)
+	}
+}
