@@ -10,8 +10,9 @@ import (
 )
 
 // kindTGI is the subject kind of a Text Generation Inference launcher in a
-// container. No rule reads it but the core ones; it exists so the memory
-// model sizes the server (files[].sizing) from the options TGI reads.
+// container: the memory model sizes the server (files[].sizing) from the
+// options TGI reads, and only the core rules and the memory rules that
+// name no vLLM option (vram-overcommit, mig-over-partitioned) read it.
 const kindTGI = "tgi"
 
 // tgiSubject derives a TGI subject from a container that runs
