@@ -244,6 +244,14 @@ func (c *Catalog) ParseProductLabel(value string) (ProductLabel, bool) {
 	return pl, true
 }
 
+// ProductLabelMIG returns the MIG profile a nvidia.com/gpu.product value
+// names with a -MIG-<profile> suffix (single strategy), "" when none;
+// the base GPU need not be in the catalog.
+func ProductLabelMIG(value string) string {
+	_, mig, _, _ := splitProductLabel(value)
+	return mig
+}
+
 // splitProductLabel removes the -SHARED and -MIG-<profile> suffixes.
 func splitProductLabel(v string) (base, mig string, invalid, shared bool) {
 	base = strings.TrimSpace(v)

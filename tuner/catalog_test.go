@@ -253,3 +253,17 @@ func TestLoadCatalogFS(t *testing.T) {
 		t.Errorf("LoadCatalogFS = %v, %v", c, err)
 	}
 }
+
+func TestProductLabelMIG(t *testing.T) {
+	for label, want := range map[string]string{
+		"NVIDIA-A100-SXM4-40GB-MIG-1g.5gb":         "1g.5gb",
+		"NVIDIA-Example-Accelerator-MIG-3g.40gb":   "3g.40gb",
+		"NVIDIA-H100-80GB-HBM3-MIG-1g.10gb-SHARED": "1g.10gb",
+		"NVIDIA-A100-SXM4-40GB-MIG-INVALID":        "",
+		"NVIDIA-H100-80GB-HBM3":                    "",
+	} {
+		if got := ProductLabelMIG(label); got != want {
+			t.Errorf("ProductLabelMIG(%q) = %q, want %q", label, got, want)
+		}
+	}
+}

@@ -46,6 +46,10 @@ type Container struct {
 	// those set from valueFrom (or the image) are absent and read as
 	// unknown. See expand.go.
 	Env map[string]string
+	// EnvUnknown reports whether a variable absent from Env may still be
+	// set: declared from valueFrom, or possibly set by envFrom. nil means
+	// none may.
+	EnvUnknown func(name string) bool
 }
 
 // Launch says how vLLM was started.

@@ -135,8 +135,12 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 		}
 		need := e.PerGPU.Weights + e.PerGPU.Activations + nonTorch + oneSeq
 		out["total"], out["capacity"] = need, s.Budget
-		out["summary"] = fmt.Sprintf("weights %s + activations %s + one %d-token sequence's KV cache %s, against gpu_memory_utilization %.2f × %s",
-			gib(e.PerGPU.Weights), gib(e.PerGPU.Activations), s.MaxModelLen, gib(oneSeq), s.GPUMemoryUtilization, gib(e.Capacity))
+		budget := "gpu_memory_utilization"
+		if fw, _ := w.Get("framework"); fw == "tgi" {
+			budget = "cuda_memory_fraction"
+		}
+		out["summary"] = fmt.Sprintf("weights %s + activations %s + one %d-token sequence's KV cache %s, against %s %.2f × %s",
+			gib(e.PerGPU.Weights), gib(e.PerGPU.Activations), s.MaxModelLen, gib(oneSeq), budget, s.GPUMemoryUtilization, gib(e.Capacity))
 		out["serve"] = map[string]any{
 			"kv_bytes_per_token": s.KVBytesPerToken, "kv_cache_tokens": s.KVCacheTokens,
 			"max_concurrency": s.MaxConcurrency, "budget": s.Budget, "kv_cache_bytes": s.KVCacheBytes,

@@ -44,12 +44,15 @@ func (s *subject) inputs() map[string]finding.Input {
 		if t.MIG != nil {
 			v = fmt.Sprintf("%s %s slice (%s, catalog)", t.GPU.Name, t.MIG.Name, gib(t.MIG.MemoryBytes))
 		}
+		if t.GPUFrom == "mig-profile" {
+			v = fmt.Sprintf("a %s slice of any of %s (at most %s, catalog)", t.MIG.Name, strings.Join(t.Parents, ", "), gib(t.MIG.MemoryBytes))
+		}
 		stated("gpu", v, sourceOf(t.GPUFrom), "")
 		if t.GPUFrom == "comment" {
 			out["gpu"] = finding.Input{Name: "gpu", Value: v + ", as the recipe's comment says", Source: finding.SourceAssumed,
 				Range: t.GPUAt, Settle: "confirm with --gpu or targets.gpu"}
 		}
-		if t.GPUAt != nil && t.GPUFrom == "manifest" {
+		if t.GPUAt != nil && (t.GPUFrom == "manifest" || t.GPUFrom == "mig-profile") {
 			in := out["gpu"]
 			in.Range = t.GPUAt
 			out["gpu"] = in
@@ -63,6 +66,11 @@ func (s *subject) inputs() map[string]finding.Input {
 		fromFile("gpus", t.GPUs, "parallel.world_size")
 	case t.GPUs > 0:
 		stated("gpus", t.GPUs, sourceOf(t.GPUsFrom), "")
+		if t.GPUsRange != nil && t.GPUsFrom == "manifest" {
+			in := out["gpus"]
+			in.Range = t.GPUsRange
+			out["gpus"] = in
+		}
 	case t.Comment.gpusTaken() > 0:
 		c := t.Comment
 		v := fmt.Sprintf("%d (%d node × %d, as the recipe's comment says)", c.hw.GPUs(), c.hw.Nodes, c.hw.GPUsPerNode)

@@ -40,6 +40,11 @@ type subject struct {
 	// argv, when set, is the vLLM command line this subject came from;
 	// paths then name options and are resolved through it.
 	argv *argvSubject
+	// optAt, when set, locates each top-level key of a subject read from
+	// options stated in several places (a TGI container's flags and env);
+	// whole is the range of what states them, for the rest.
+	optAt map[string]finding.Range
+	whole *finding.Range
 	// launcher is the Accelerate config that launches this DeepSpeed
 	// file, when there is one.
 	launcher *launcher
@@ -99,6 +104,16 @@ func (s *subject) locate(path []any) finding.Range {
 			return r
 		}
 		return s.argv.whole
+	}
+	if s.optAt != nil {
+		if len(path) > 0 {
+			if k, ok := path[0].(string); ok {
+				if r, ok := s.optAt[k]; ok {
+					return r
+				}
+			}
+		}
+		return *s.whole
 	}
 	root := s.file.Docs[s.doc].Root
 	full := s.docPath(path)

@@ -232,6 +232,7 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 				Args:    argsOf(s.file, cn.Get("args")),
 				Env:     literalEnv(cn),
 			}
+			ct.EnvUnknown = envUnknown(cn, ct.Env)
 			if cn.Get("command") != nil {
 				ct.CommandList = listEditor{file: s.file, doc: s.doc, path: append(clone(c.Path), "command")}
 			}
@@ -243,6 +244,9 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 			if cmd != nil {
 				value = cmd.Config()
 			} else if cmd, value = kserveVLLM(s, c, ct); cmd == nil {
+				if ts := l.tgiSubject(s, pod, c, cn, ct, proj); ts != nil {
+					out = append(out, ts)
+				}
 				continue
 			}
 			vs := &subject{
@@ -262,10 +266,11 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 				at := s.locate(append(clone(c.Path), "resources", "limits"))
 				h.GPUsRange = &at
 			}
-			for _, m := range c.MIG {
-				h.MIGProfile = m.Profile
-			}
+			migAt := migHint(s, pod, c, &h)
 			vs.tgt = l.resolveTarget(s.file.Path, proj, vs.work, h)
+			if !sizesUnknown(cmd) {
+				vs.tgt = l.migParents(vs.tgt, vs.work, h.MIGProfile, migAt)
+			}
 			if sizesUnknown(cmd) {
 				// A flag that sizes memory is set at run time from a value
 				// the manifest does not state: no memory verdict can hold.
@@ -319,6 +324,27 @@ func literalEnv(cn *source.Node) map[string]string {
 		vars = append(vars, ev)
 	}
 	return cmdline.ContainerEnv(vars, cn.Get("envFrom") != nil)
+}
+
+// envUnknown reports, for a container node, whether a variable missing
+// from its known env may be set all the same: declared in env with a value
+// the manifest does not state, or possibly set by envFrom.
+func envUnknown(cn *source.Node, known map[string]string) func(string) bool {
+	declared := map[string]bool{}
+	if list := cn.Get("env"); list != nil && list.Kind == source.SeqNode {
+		for _, it := range list.Items {
+			if n := it.Get("name"); it.Kind == source.MapNode && n != nil && n.Kind == source.ScalarNode {
+				declared[n.Text] = true
+			}
+		}
+	}
+	envFrom := cn.Get("envFrom") != nil
+	return func(name string) bool {
+		if _, ok := known[name]; ok {
+			return false
+		}
+		return envFrom || declared[name]
+	}
 }
 
 // memoryFlags are the vLLM options a memory estimate rests on.

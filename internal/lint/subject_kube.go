@@ -87,6 +87,9 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	pods := kube.FindPods(s.value)
 	vs, fs := l.vllmContainerSubjects(s, pods, proj)
 	for _, v := range vs {
+		if v.kind == kindTGI {
+			continue
+		}
 		for pi := range pods {
 			for ci := range pods[pi].Containers {
 				if pathEqual(pods[pi].Containers[ci].Path, v.prefix) {
@@ -101,6 +104,13 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 		pm := podInput(p)
 		if pl, ok := l.deps.Targets.gpu(p.Product); ok && p.Product != "" {
 			pm["product_gpu"] = pl.GPU.Name
+			if pl.MIGProfileName != "" && pl.MIG == nil {
+				var profiles []string
+				for _, pr := range pl.GPU.MIGProfiles() {
+					profiles = append(profiles, pr.Name)
+				}
+				pm["product_mig_missing"] = map[string]any{"profile": pl.MIGProfileName, "gpu_profiles": anyStrings(profiles)}
+			}
 		}
 		l.annotateMIG(s, proj, p, pm)
 		ps = append(ps, pm)

@@ -4,8 +4,10 @@ import (
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/config"
+	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/mig"
+	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/source"
 	"github.com/gpulint/gpulint/internal/value"
 	"github.com/gpulint/gpulint/tuner"
@@ -35,6 +37,9 @@ func (l *Linter) annotateMIG(s *subject, proj *config.Project, p kube.Pod, pm ma
 				names = append(names, g.Name)
 			}
 			mm["catalog_gpus"] = append([]any{}, names...)
+			if mig.Unknown(cat, name) {
+				mm["known_profiles"] = anyStrings(mig.KnownProfiles(cat))
+			}
 			if gpu == nil {
 				continue
 			}
@@ -109,6 +114,11 @@ func migLayouts(cat *tuner.Catalog, doc any, t Target, at func(config string, i 
 		if !v.Valid {
 			m["reason"] = v.Reason
 		}
+		if len(v.Unknown) > 0 {
+			m["unknown"], m["known_profiles"], m["filter_unknown"] = anyStrings(v.Unknown), anyStrings(v.Known), v.FilterUnknown
+			delete(m, "gpu")
+			delete(m, "gpu_from")
+		}
 		if v.GPUs != nil {
 			names := make([]any, len(v.GPUs))
 			for i, g := range v.GPUs {
@@ -119,4 +129,71 @@ func migLayouts(cat *tuner.Catalog, doc any, t Target, at func(config string, i 
 		out = append(out, m)
 	}
 	return out
+}
+
+func anyStrings(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// migParents sizes a workload on a MIG slice whose parent GPU the manifest
+// leaves open: the profile name states the slice's memory, and a verdict
+// that holds on every catalog GPU with that profile needs no parent. When
+// the workload overflows the slice on each of them, the target becomes the
+// candidate with the largest slice (the verdict holds a fortiori on the
+// rest), its source the MIG resource at at, and Parents names them all.
+// Otherwise t is returned unchanged: a fit, or a split verdict, rests on
+// the parent.
+func (l *Linter) migParents(t Target, w *normalize.Workload, profile string, at finding.Range) Target {
+	if t.GPU != nil || profile == "" || t.Model == nil {
+		return t
+	}
+	var best Target
+	var names []string
+	for _, g := range l.deps.Targets.Catalog().GPUsWithMIGProfile(profile) {
+		p, ok := g.MIGProfile(profile)
+		if !ok {
+			continue
+		}
+		c := t
+		c.GPU, c.MIG, c.GPUFrom, c.GPUAt = g, p, "mig-profile", &at
+		est, _ := c.estimate(w)
+		if est == nil {
+			return t
+		}
+		total, _ := est["total"].(int64)
+		capacity, _ := est["capacity"].(int64)
+		if total <= capacity {
+			return t
+		}
+		if best.GPU == nil || p.MemoryBytes > best.MIG.MemoryBytes {
+			best = c
+		}
+		names = append(names, g.Name)
+	}
+	if best.GPU == nil {
+		return t
+	}
+	best.Parents = names
+	return best
+}
+
+// migHint sets the MIG profile a container runs in: its
+// nvidia.com/mig-<profile> resource, else the -MIG-<profile> suffix of its
+// pod's single-strategy product label (whose base GPU may be one the
+// catalog lacks). It returns where the profile is written.
+func migHint(s *subject, pod kube.Pod, c kube.Container, h *targetHints) finding.Range {
+	var at finding.Range
+	for _, m := range c.MIG {
+		h.MIGProfile, at = m.Profile, s.locate(m.Path)
+	}
+	if h.MIGProfile == "" && pod.Product != "" {
+		if p := tuner.ProductLabelMIG(pod.Product); p != "" {
+			h.MIGProfile, at = p, s.locate(pod.ProductAt)
+		}
+	}
+	return at
 }

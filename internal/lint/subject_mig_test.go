@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,6 +27,7 @@ func TestMIGLayouts(t *testing.T) {
 	type verdict struct {
 		Config, GPU, From string
 		Valid             bool
+		Unknown           string
 	}
 	tests := []struct {
 		name   string
@@ -33,14 +35,15 @@ func TestMIGLayouts(t *testing.T) {
 		target Target
 		want   []verdict
 	}{
-		{"device filter holds", entry("0x20B010DE", map[string]any{"1g.10gb": int64(4)}), Target{}, []verdict{{"c", "A100-40GB", "device-filter", true}}},
-		{"device filter breaks", entry([]any{"0x20B010DE"}, map[string]any{"1g.10gb": int64(7)}), Target{}, []verdict{{"c", "A100-40GB", "device-filter", false}}},
+		{"device filter holds", entry("0x20B010DE", map[string]any{"1g.10gb": int64(4)}), Target{}, []verdict{{"c", "A100-40GB", "device-filter", true, ""}}},
+		{"device filter breaks", entry([]any{"0x20B010DE"}, map[string]any{"1g.10gb": int64(7)}), Target{}, []verdict{{"c", "A100-40GB", "device-filter", false, ""}}},
 		{"unknown device id: no verdict", entry("0x2BB510DE", map[string]any{"4g.40gb": int64(2)}), Target{}, nil},
-		{"target with the profiles", entry(nil, map[string]any{"1g.10gb": int64(7)}), Target{GPU: a100, GPUFrom: "flag"}, []verdict{{"c", "A100-40GB", "flag", false}}},
+		{"target with the profiles", entry(nil, map[string]any{"1g.10gb": int64(7)}), Target{GPU: a100, GPUFrom: "flag"}, []verdict{{"c", "A100-40GB", "flag", false, ""}}},
 		{"target without the profiles: other GPUs decide", entry(nil, map[string]any{"1g.5gb": int64(7)}), Target{GPU: h100, GPUFrom: "flag"}, nil},
-		{"no GPU fits", entry(nil, map[string]any{"4g.40gb": int64(2)}), Target{}, []verdict{{"c", "A100-80GB-PCIe", "profiles", false}}},
+		{"no GPU fits", entry(nil, map[string]any{"4g.40gb": int64(2)}), Target{}, []verdict{{"c", "A100-80GB-PCIe", "profiles", false, ""}}},
 		{"some GPU fits", entry(nil, map[string]any{"1g.10gb": int64(7)}), Target{}, nil},
-		{"unknown profile", entry(nil, map[string]any{"1g.99gb": int64(1)}), Target{}, nil},
+		{"unknown profile: reported, not skipped", entry(nil, map[string]any{"1g.99gb": int64(1), "1g.10gb": int64(1)}), Target{}, []verdict{{"c", "", "", true, "1g.99gb"}}},
+		{"unknown profile on an unknown device", entry("0x2BB510DE", map[string]any{"1g.99gb": int64(1)}), Target{}, []verdict{{"c", "", "", true, "1g.99gb"}}},
 		{"mig disabled", []any{map[string]any{"devices": "all", "mig-enabled": false}}, Target{}, nil},
 	}
 	for _, tc := range tests {
@@ -49,7 +52,16 @@ func TestMIGLayouts(t *testing.T) {
 			var got []verdict
 			for _, v := range migInput(cat, doc, tc.target)["layouts"].([]any) {
 				m := v.(map[string]any)
-				got = append(got, verdict{m["config"].(string), m["gpu"].(string), m["gpu_from"].(string), m["valid"].(bool)})
+				gpu, _ := m["gpu"].(string)
+				from, _ := m["gpu_from"].(string)
+				var unknown string
+				if u, ok := m["unknown"].([]any); ok {
+					unknown = fmt.Sprint(u...)
+					if len(m["known_profiles"].([]any)) == 0 {
+						t.Error("unknown profile without the known ones")
+					}
+				}
+				got = append(got, verdict{m["config"].(string), gpu, from, m["valid"].(bool), unknown})
 				if m["valid"] == false && m["reason"] == "" {
 					t.Error("invalid layout without a reason")
 				}

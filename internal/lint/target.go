@@ -19,14 +19,21 @@ import (
 // Target is the hardware and model a document is checked against, with
 // where each part came from: a flag, the project file, or the configs.
 type Target struct {
-	GPU      *tuner.GPU
-	GPUFrom  string
-	MIG      *tuner.MIGProfile
+	GPU     *tuner.GPU
+	GPUFrom string
+	MIG     *tuner.MIGProfile
+	// Parents, when the GPU came from a MIG profile name alone
+	// (GPUFrom "mig-profile"), names every catalog GPU with that profile:
+	// the verdict holds on each.
+	Parents  []string
 	GPUs     int
 	GPUsFrom string
 	// GPUsAt locates the world size in a related file (an Accelerate
 	// config launching this DeepSpeed file), when it came from one.
 	GPUsAt *relatedPath
+	// GPUsRange locates the GPU count in this manifest (the container's
+	// resource limits), when it came from there.
+	GPUsRange *finding.Range
 	// GPUAt and ModelAt locate the GPU and the model where they were read:
 	// the node label or instance type in this manifest, or a related file
 	// (the manifest or launch command that gave them); nil when they came
@@ -170,6 +177,11 @@ func (r *TargetResolver) CheckFlags(gpu, model string) error {
 // gpu finds a GPU by catalog name, alias or node label (with -MIG- or
 // -SHARED suffixes).
 func (r *TargetResolver) gpu(name string) (tuner.ProductLabel, bool) {
+	// A single-strategy label names the slice: the catalog's name lookup
+	// would read past the -MIG- suffix and give the whole GPU.
+	if pl, ok := r.cat.ParseProductLabel(name); ok && pl.MIGProfileName != "" {
+		return pl, true
+	}
 	if g, ok := r.cat.GPU(name); ok {
 		return tuner.ProductLabel{GPU: g}, true
 	}
@@ -277,6 +289,12 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 		if !ok {
 			return false
 		}
+		if pl.MIGProfileName != "" && pl.MIG == nil {
+			// A slice the GPU does not have: no node carries the label
+			// (mig-profile-invalid reports it), and the whole GPU is not
+			// what the pod would get.
+			return false
+		}
 		t.GPU, t.GPUFrom = pl.GPU, from
 		if pl.MIG != nil {
 			t.MIG = pl.MIG
@@ -322,7 +340,7 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	}
 	switch {
 	case h.GPUs > 0:
-		t.GPUs, t.GPUsFrom, t.GPUsAt = h.GPUs, cmp.Or(h.GPUsFrom, "manifest"), h.GPUsAt
+		t.GPUs, t.GPUsFrom, t.GPUsAt, t.GPUsRange = h.GPUs, cmp.Or(h.GPUsFrom, "manifest"), h.GPUsAt, h.GPUsRange
 		if gpusDefault > 0 && gpusDefault != h.GPUs {
 			t.Overridden = append(t.Overridden, Override{Name: "GPU count", File: fmt.Sprint(h.GPUs), At: h.GPUsRange,
 				Default: fmt.Sprint(gpusDefault), From: gpusDefaultFrom})

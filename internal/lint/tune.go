@@ -18,7 +18,9 @@ import (
 // proposed without a known GPU and model, or when no plan fits.
 func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 	t := s.tgt
-	if t.GPU == nil || t.Model == nil || t.MIG != nil {
+	// A TGI server is sized with vLLM's option names; a plan would write
+	// them into the launcher's, which it does not read.
+	if s.kind == kindTGI || t.GPU == nil || t.Model == nil || t.MIG != nil {
 		return nil
 	}
 	if c := t.Comment; c != nil && (c.gpu || c.gpus) {

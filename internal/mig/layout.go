@@ -5,7 +5,10 @@
 package mig
 
 import (
+	_ "embed"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/value"
@@ -27,6 +30,64 @@ type Verdict struct {
 	Counts       map[string]int
 	// GPUs names the catalog GPUs it was tried on when chosen by profiles.
 	GPUs []string
+	// Unknown lists the entry's profiles that no catalog GPU has; the
+	// entry then gets no layout verdict. Known is every profile name the
+	// catalog has, for the message, and FilterUnknown is true when the
+	// entry's device-filter names only GPUs the catalog lacks (whose
+	// profiles gpulint cannot know).
+	Unknown       []string
+	Known         []string
+	FilterUnknown bool
+}
+
+// KnownProfiles returns every MIG profile name of the catalog's GPUs,
+// sorted and without repeats.
+func KnownProfiles(cat *tuner.Catalog) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, g := range cat.GPUs() {
+		for _, p := range g.MIGProfiles() {
+			if !seen[p.Name] {
+				seen[p.Name] = true
+				out = append(out, p.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+//go:embed published.txt
+var publishedText string
+
+// published is the set of MIG profile names NVIDIA publishes for GPUs the
+// catalog lacks (published.txt), parsed once from the embedded file.
+var published = sync.OnceValue(func() map[string]bool {
+	out := map[string]bool{}
+	for _, line := range strings.Split(publishedText, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+			out[line] = true
+		}
+	}
+	return out
+})
+
+// Unknown reports whether a MIG profile or resource name is one no catalog
+// GPU has and NVIDIA does not publish for a GPU the catalog lacks.
+func Unknown(cat *tuner.Catalog, name string) bool {
+	return len(cat.GPUsWithMIGProfile(name)) == 0 && !published()[tuner.CanonicalMIGProfileName(name)]
+}
+
+// unknownProfiles returns the profiles of counts that are Unknown, sorted.
+func unknownProfiles(cat *tuner.Catalog, counts map[string]int) []string {
+	var out []string
+	for p := range counts {
+		if Unknown(cat, p) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // deviceIDs maps the PCI device ids mig-parted device filters use
@@ -72,8 +133,10 @@ func deviceFilterGPU(cat *tuner.Catalog, id string) (*tuner.GPU, bool) {
 //     layout is invalid only when it holds on none (a config file often
 //     lists layouts for several GPU models, told apart by profile names).
 //
-// Entries whose profiles no candidate GPU has get no verdict: the catalog
-// may lack the GPU, and the schema checks the profile format.
+// An entry naming a profile that no catalog GPU has gets a verdict with
+// Unknown set instead (the catalog may lack the GPU, or the name is
+// wrong); entries whose profiles no single candidate GPU has all of get
+// none.
 func Layouts(cat *tuner.Catalog, doc any, target *tuner.GPU, targetFrom string) []Verdict {
 	configs, _ := kube.LookupAny(doc, "mig-configs").(map[string]any)
 	var out []Verdict
@@ -96,6 +159,12 @@ func Layouts(cat *tuner.Catalog, doc any, target *tuner.GPU, targetFrom string) 
 			if len(counts) == 0 {
 				continue
 			}
+			if unknown := unknownProfiles(cat, counts); len(unknown) > 0 {
+				v := Verdict{Config: name, Entry: i, Valid: true, Counts: counts, Unknown: unknown, Known: KnownProfiles(cat)}
+				v.FilterUnknown = filterNamesOnlyUnknown(cat, em["device-filter"])
+				out = append(out, v)
+				continue
+			}
 			v, ok := layoutVerdict(cat, em["device-filter"], counts, target, targetFrom)
 			if !ok {
 				continue
@@ -105,6 +174,21 @@ func Layouts(cat *tuner.Catalog, doc any, target *tuner.GPU, targetFrom string) 
 		}
 	}
 	return out
+}
+
+// filterNamesOnlyUnknown reports whether a device-filter is set and maps
+// none of its ids to a catalog GPU.
+func filterNamesOnlyUnknown(cat *tuner.Catalog, filter any) bool {
+	ids := value.List(filter)
+	if s, ok := filter.(string); ok {
+		ids = []any{s}
+	}
+	for _, id := range ids {
+		if _, ok := deviceFilterGPU(cat, value.String(id)); ok {
+			return false
+		}
+	}
+	return len(ids) > 0
 }
 
 // layoutVerdict validates one entry's counts; false when no GPU applies.

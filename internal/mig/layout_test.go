@@ -1,6 +1,9 @@
 package mig
 
 import (
+	"os"
+	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -57,5 +60,44 @@ func TestLayouts(t *testing.T) {
 				t.Errorf("verdicts (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestPublishedProfiles holds published.txt to NVIDIA's configs in the
+// corpus: every profile they name is in the catalog or in the list, so none
+// of NVIDIA's own layouts is reported as naming an unknown profile.
+func TestPublishedProfiles(t *testing.T) {
+	cat, err := tuner.LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := regexp.MustCompile(`(?m)^\s*"?([0-9]+g\.[0-9]+gb[^":\s]*)"?\s*:\s*[0-9]+`)
+	for _, f := range []string{
+		"mig/NVIDIA__mig-parted__deployments__systemd__config-default.yaml",
+		"mig/NVIDIA__gpu-operator__assets__state-mig-manager__0400_configmap.yaml",
+		"kubernetes/NVIDIA__mig-parted__deployments__container__nvidia-mig-manager-example-hopper-blackwell.yaml",
+	} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "corpus", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range key.FindAllStringSubmatch(string(b), -1) {
+			n++
+			if Unknown(cat, m[1]) {
+				t.Errorf("%s: profile %s is neither in the catalog nor in published.txt", f, m[1])
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no MIG profiles read", f)
+		}
+	}
+	for _, name := range []string{"2g.7gb", "1g.99gb", "nvidia.com/mig-5g.1gb"} {
+		if !Unknown(cat, name) {
+			t.Errorf("Unknown(%q) = false, want true", name)
+		}
+	}
+	if Unknown(cat, "nvidia.com/mig-1g.24gb.me") || Unknown(cat, "1g.10gb") {
+		t.Error("a published or catalog profile read as unknown")
 	}
 }

@@ -404,6 +404,16 @@ func VLLM(doc any) *Workload {
 	return w
 }
 
+// TGI maps a Text Generation Inference launcher's options, already
+// written as vLLM's (cmdline.TGI.ServeConfig), to the serving workload;
+// its framework is tgi, so what names the memory budget says
+// cuda_memory_fraction.
+func TGI(doc any) *Workload {
+	w := VLLM(doc)
+	w.Model["framework"] = "tgi"
+	return w
+}
+
 // humanInt reads vLLM's human-readable integers: 32k, 1M (decimal), 1K,
 // 1G (binary) (reference: vllm.md §1).
 func humanInt(v any) (int64, bool) {

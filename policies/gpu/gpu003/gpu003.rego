@@ -3,17 +3,22 @@
 # custom:
 #   id: GPU003
 #   slug: mig-over-partitioned
+#   levels: [error, info]
 #   severity: error
 #   rationale: >-
 #     A MIG slice is a hard memory wall: a workload larger than its slice
 #     dies with CUDA out of memory at start-up. Slices cannot be pooled -
 #     one process sees one MIG device, and there is no NVLink or P2P
 #     between slices, so asking a container for two slices or running
-#     tensor parallelism across them does not give it more memory.
+#     tensor parallelism across them does not give it more memory. The
+#     profile name states the slice's memory: with no node label naming
+#     the parent GPU, a workload larger than the slice on every catalog GPU
+#     that has the profile is reported all the same.
 #   remediation: >-
 #     Request one slice of a larger profile that holds the workload, or a
 #     whole GPU (nvidia.com/gpu: 1).
-#   kinds: [kubernetes, vllm]
+#   kinds: [kubernetes, vllm, tgi]
+#   inputs: [gpu, model]
 #   since: 0.1.0
 #   fixable: false
 #   example: |
@@ -70,9 +75,9 @@ findings contains f if {
 	))
 }
 
-# A vLLM server whose estimate is larger than its MIG slice.
+# A vLLM or TGI server whose estimate is larger than its MIG slice.
 findings contains f if {
-	input.kind == "vllm"
+	input.kind in {"vllm", "tgi"}
 	input.target.mig_profile
 	est := input.estimate
 	est.total > est.capacity

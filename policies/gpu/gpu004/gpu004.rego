@@ -18,7 +18,7 @@
 #     Shard more (a higher ZeRO stage or tensor parallelism), offload, lower
 #     the micro batch or max-model-len, enable activation checkpointing, or
 #     use a larger GPU; `gpulint fix --tune` proposes a plan that fits.
-#   kinds: [deepspeed, accelerate, vllm, finetune]
+#   kinds: [deepspeed, accelerate, vllm, finetune, tgi]
 #   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
 #   since: 0.1.0
 #   fixable: false
@@ -30,9 +30,9 @@ import data.gpulint.lib
 
 headroom := lib.param("vram-overcommit", "headroom", 0.1)
 
-where := lib.where("model") if input.kind in {"vllm", "finetune"}
+where := lib.where("model") if input.kind in {"vllm", "finetune", "tgi"}
 
-where := lib.where("zero.stage") if not input.kind in {"vllm", "finetune"}
+where := lib.where("zero.stage") if not input.kind in {"vllm", "finetune", "tgi"}
 
 # vLLM: only when not even one KV block fits; a cache that exists but is
 # shorter than max-model-len is kv-cache-overflow's.

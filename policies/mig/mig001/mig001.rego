@@ -4,6 +4,7 @@
 #   id: MIG001
 #   slug: mig-profile-invalid
 #   severity: error
+#   levels: [error, warning]
 #   rationale: >-
 #     Under the device plugin's mixed strategy each MIG profile the GPU has
 #     is advertised as nvidia.com/mig-<profile>, with + written as .
@@ -13,7 +14,11 @@
 #     single strategy (a -MIG- product label: slices are advertised as
 #     nvidia.com/gpu there) or none, is never advertised - the pod stays
 #     Pending with "Insufficient nvidia.com/mig-..." and nothing fails
-#     loudly.
+#     loudly. With the GPU unknown, a profile that no GPU in gpulint's
+#     catalog has is a warning: the name is likely wrong, or the nodes have
+#     a GPU the catalog lacks. A single-strategy product label
+#     (<product>-MIG-<profile>) naming a slice its GPU does not have
+#     matches no node either.
 #   remediation: >-
 #     Request a profile of the target GPU (gpus.md §2 lists them), written
 #     as the device plugin advertises it (nvidia.com/mig-1g.10gb,
@@ -58,6 +63,25 @@ findings contains f if {
 	well_formed(m.profile)
 	m.known == false
 	f := lib.finding(m.path, sprintf("%s has no MIG profile %s (%s), so nvidia.com/mig-%s is never advertised and container %q stays Pending", [m.gpu, m.profile, profiles(m), m.profile, c.name]))
+}
+
+# No GPU known, and no catalog GPU has the profile: likely a wrong name,
+# unless the nodes carry a GPU the catalog lacks.
+findings contains f if {
+	some [_, c, m] in requests
+	well_formed(m.profile)
+	not m.gpu
+	m.known_profiles
+	f := lib.with_level(lib.finding(m.path, sprintf("nvidia.com/mig-%s in container %q names a MIG profile that no GPU in gpulint's catalog has (known profiles: %s), so no node advertises it unless its GPU is one the catalog lacks, and the pod stays Pending", [m.profile, c.name, concat(", ", m.known_profiles)])), "warning")
+}
+
+# A single-strategy product label naming a slice its GPU does not have:
+# gpu-feature-discovery writes <product>-MIG-<profile> for the slices a
+# node has, so no node carries this one (kubernetes-gpu.md §2, §3).
+findings contains f if {
+	some pod in input.k8s.pods
+	miss := pod.product_mig_missing
+	f := lib.finding(pod.product_path, sprintf("nodes labelled nvidia.com/gpu.product=%s do not exist: %s has no MIG profile %s (%s), so the pod stays Pending", [pod.product, pod.product_gpu, miss.profile, profiles(miss)]))
 }
 
 profiles(m) := sprintf("its profiles: %s", [concat(", ", m.gpu_profiles)]) if {

@@ -4,6 +4,7 @@
 #   id: MIG002
 #   slug: mig-layout-invalid
 #   severity: error
+#   levels: [error, warning, info]
 #   rationale: >-
 #     mig-parted parses a layout without checking that it fits; the MIG
 #     manager finds out on the node, sets nvidia.com/mig.config.state to
@@ -14,7 +15,9 @@
 #     2-slice profile on the A100-40GB (max 4) but a 1-slice one on 80 GB
 #     parts (max 7) (gpus.md §2). Each entry is checked against the GPUs
 #     of its device-filter, else the target GPU, else every GPU that has
-#     its profiles.
+#     its profiles. An entry naming a profile that no GPU in gpulint's
+#     catalog has is reported too (warning; info when its device-filter
+#     names only GPUs the catalog lacks), not skipped.
 #   remediation: >-
 #     Use a layout the GPU can hold (the GPU Operator's default configs,
 #     e.g. all-balanced, are valid per GPU), or add a device-filter so the
@@ -49,3 +52,19 @@ on(l) := sprintf("on %s (its device-filter)", [l.gpu]) if l.gpu_from == "device-
 on(l) := sprintf("on %s (the target GPU)", [l.gpu]) if l.gpu_from in {"flag", "project", "manifest"}
 
 on(l) := sprintf("on any GPU that has its profiles (%s)", [concat(", ", l.gpus)]) if l.gpu_from == "profiles"
+
+# A profile no catalog GPU has: a wrong name, or a GPU gpulint lacks. The
+# entry's device-filter naming only unknown GPUs makes the latter likely.
+findings contains f if {
+	some l in input.mig.layouts
+	count(l.unknown) > 0
+	level := {true: "info", false: "warning"}[l.filter_unknown]
+	f := lib.with_level(lib.finding(l.path, sprintf(
+		"MIG config %q entry %d names %s, which no GPU in gpulint's catalog has (known profiles: %s); the MIG manager cannot apply it on any of them%s",
+		[l.config, l.entry, concat(", ", l.unknown), concat(", ", l.known_profiles), unknown_hint(l)],
+	)), level)
+}
+
+unknown_hint(l) := "; its device-filter names only GPUs the catalog lacks, whose profiles may differ" if {
+	l.filter_unknown
+} else := ""
