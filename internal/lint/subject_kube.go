@@ -123,7 +123,8 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	}
 	s.extra = map[string]any{"k8s": k8s}
 	l.embeddedConfigs(s)
-	return vs, fs
+	rs, rfs := l.rayEngineSubjects(s, pods, proj)
+	return append(vs, rs...), append(fs, rfs...)
 }
 
 // podHints are what a pod's node selector and affinity say about its

@@ -1,0 +1,107 @@
+package ray
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestEngines(t *testing.T) {
+	llm := func(mlc map[string]any, extra map[string]any) any {
+		c := map[string]any{"model_loading_config": mlc}
+		for k, v := range extra {
+			c[k] = v
+		}
+		return map[string]any{"applications": []any{map[string]any{
+			"import_path": "ray.serve.llm:build_openai_app",
+			"args":        map[string]any{"llm_configs": []any{c}},
+		}}}
+	}
+	at := []any{"applications", 0, "args", "llm_configs", 0}
+	p := func(tail ...any) []any { return append(append([]any(nil), at...), tail...) }
+	env := []any{"applications", 0, "runtime_env", "env_vars"}
+	tests := []struct {
+		name  string
+		serve any
+		want  []Engine
+	}{
+		{
+			name: "llm config with a Hugging Face source and engine kwargs",
+			serve: llm(map[string]any{"model_id": "llama", "model_source": "meta-llama/Llama-3.1-8B-Instruct"},
+				map[string]any{"accelerator_type": "L4", "engine_kwargs": map[string]any{
+					"tensor_parallel_size": int64(2), "max_model_len": int64(8192), "model_loader_extra_config": map[string]any{"concurrency": int64(32)},
+				}}),
+			want: []Engine{{App: at, Accelerator: "L4", AcceleratorAt: p("accelerator_type"), Args: []Arg{
+				{Name: "model", Value: "meta-llama/Llama-3.1-8B-Instruct", Path: p("model_loading_config", "model_source")},
+				{Name: "max-model-len", Value: int64(8192), Path: p("engine_kwargs", "max_model_len")},
+				{Name: "tensor-parallel-size", Value: int64(2), Path: p("engine_kwargs", "tensor_parallel_size")},
+			}}},
+		},
+		{
+			name:  "model_source omitted: model_id is the Hugging Face id",
+			serve: llm(map[string]any{"model_id": "Qwen/Qwen2.5-7B-Instruct"}, nil),
+			want: []Engine{{App: at, Args: []Arg{
+				{Name: "model", Value: "Qwen/Qwen2.5-7B-Instruct", Path: p("model_loading_config", "model_id")},
+			}}},
+		},
+		{
+			name:  "a bucket source names the model by its directory, assumed",
+			serve: llm(map[string]any{"model_id": "r1", "model_source": "s3://bucket/models/deepseek-r1-distill-llama-8b/"}, nil),
+			want: []Engine{{App: at, Args: []Arg{
+				{Name: "model", Value: "deepseek-r1-distill-llama-8b", Path: p("model_loading_config", "model_source"),
+					Assumed: "named by the last directory of model_source s3://bucket/models/deepseek-r1-distill-llama-8b/"},
+			}}},
+		},
+		{
+			name:  "a bucket source whose directory is a template variable names nothing",
+			serve: llm(map[string]any{"model_id": "r1", "model_source": "s3://bucket/models/$MODEL"}, nil),
+		},
+		{
+			name: "an application of its own that installs vLLM and names its model in env vars",
+			serve: map[string]any{"applications": []any{map[string]any{
+				"import_path": "serve:model",
+				"runtime_env": map[string]any{"pip": []any{"vllm==0.4.3"}, "env_vars": map[string]any{
+					"MODEL_ID": "mistralai/Mistral-7B-Instruct-v0.3", "TENSOR_PARALLELISM": "2"}},
+			}}},
+			want: []Engine{{App: []any{"applications", 0}, Args: []Arg{
+				{Name: "model", Value: "mistralai/Mistral-7B-Instruct-v0.3", Path: append(append([]any(nil), env...), "MODEL_ID"),
+					Assumed: "read from runtime_env env var MODEL_ID, which the application's code reads"},
+				{Name: "tensor-parallel-size", Value: int64(2), Path: append(append([]any(nil), env...), "TENSOR_PARALLELISM"),
+					Assumed: "read from runtime_env env var TENSOR_PARALLELISM"},
+			}}},
+		},
+		{
+			name: "env vars without vLLM installed are no engine",
+			serve: map[string]any{"applications": []any{map[string]any{
+				"import_path": "serve:model",
+				"runtime_env": map[string]any{"pip": []any{"torch"}, "env_vars": map[string]any{"MODEL_ID": "gpt2"}},
+			}}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Engines(tc.serve)); diff != "" {
+				t.Errorf("Engines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestServeConfigPath(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  any
+		ok   bool
+	}{
+		{"rayservice", map[string]any{"apiVersion": "ray.io/v1", "kind": "RayService", "spec": map[string]any{"serveConfigV2": "applications: []\n"}}, true},
+		{"empty string", map[string]any{"apiVersion": "ray.io/v1", "kind": "RayService", "spec": map[string]any{"serveConfigV2": " "}}, false},
+		{"another kind", map[string]any{"apiVersion": "ray.io/v1", "kind": "RayCluster", "spec": map[string]any{"serveConfigV2": "x: 1"}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, _, ok := ServeConfigPath(tc.doc); ok != tc.ok {
+				t.Errorf("ServeConfigPath ok = %v, want %v", ok, tc.ok)
+			}
+		})
+	}
+}
