@@ -105,3 +105,41 @@ func TestServeConfigPath(t *testing.T) {
 		})
 	}
 }
+
+func TestGroupStart(t *testing.T) {
+	group := func(params map[string]any) any {
+		return map[string]any{"spec": map[string]any{"workerGroupSpecs": []any{map[string]any{
+			"rayStartParams": params, "template": map[string]any{"spec": map[string]any{}},
+		}}}}
+	}
+	pod := []any{"spec", "workerGroupSpecs", 0, "template", "spec"}
+	at := []any{"spec", "workerGroupSpecs", 0, "rayStartParams"}
+	g := []any{"spec", "workerGroupSpecs", 0}
+	tests := []struct {
+		name string
+		doc  any
+		want StartGPUs
+		ok   bool
+	}{
+		{"num-gpus as a string", group(map[string]any{"num-gpus": "4"}),
+			StartGPUs{Group: g, NumGPUs: 4, NumGPUsAt: append(append([]any(nil), at...), "num-gpus")}, true},
+		{"resources JSON with shell quotes", group(map[string]any{"resources": `"{\"GPU\": 2, \"TPU\": 0}"`}),
+			StartGPUs{Group: g, ResourceGPU: 2, ResourceAt: append(append([]any(nil), at...), "resources")}, true},
+		{"resources without GPU", group(map[string]any{"resources": `{"custom": 1}`}), StartGPUs{}, false},
+		{"nothing about GPUs", group(map[string]any{"dashboard-host": "0.0.0.0"}), StartGPUs{}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := GroupStart(tc.doc, pod)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if !ok {
+				return
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("GroupStart (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
