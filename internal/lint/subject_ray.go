@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/config"
@@ -14,20 +15,13 @@ import (
 	"github.com/gpulint/gpulint/internal/source"
 )
 
-// embedded locates the paths of a subject whose value was read from a
-// YAML document held as a string in the manifest (a RayService's
-// serveConfigV2): each canonical top-level key maps to a path in the
-// embedded document, which maps to bytes of the manifest through the
-// block scalar that holds it.
+// embedded locates the paths of a subject whose value was read from
+// text the manifest holds as strings (a RayService's Serve config, a
+// RayJob's runtime_env and entrypoint script): each canonical top-level
+// key has its range in the manifest; any other path points at whole.
 type embedded struct {
-	file  *source.File // the manifest
-	outer *source.Node // the string node holding the document
-	inner *source.File // the embedded document, parsed
-	keys  map[string][]any
-	// whole is where a path without a place of its own points: the
-	// application in the embedded document, else the string's key.
+	keys  map[string]finding.Range
 	whole finding.Range
-	app   []any
 }
 
 // errEmbeddedEdit refuses edits inside an embedded document: gpulint
@@ -37,51 +31,42 @@ var errEmbeddedEdit = errors.New("no edits inside a YAML string")
 func (e *embedded) locate(path []any) finding.Range {
 	if len(path) > 0 {
 		if k, ok := path[0].(string); ok {
-			if p, ok := e.keys[k]; ok {
-				if r, ok := e.rangeOf(p); ok {
-					return r
-				}
+			if r, ok := e.keys[k]; ok {
+				return r
 			}
 		}
-	}
-	if r, ok := e.rangeOf(e.app); ok {
-		return r
 	}
 	return e.whole
 }
 
-// rangeOf maps a path of the embedded document to the manifest's bytes;
-// false when the string is not a literal block scalar (|), whose lines
-// are the document's lines shifted by one indentation.
-func (e *embedded) rangeOf(p []any) (finding.Range, bool) {
-	if e.outer.Style != source.Literal || len(e.inner.Docs) == 0 || e.inner.Docs[0].Root == nil {
-		return finding.Range{}, false
-	}
-	node, entry, matched := e.inner.Docs[0].Root.Lookup(p)
-	if node == nil || matched != len(p) {
-		return finding.Range{}, false
-	}
-	start, end := node.Start, node.End
-	if entry.Key != nil {
-		start = entry.Key.Start
-	}
-	s, ok1 := e.shift(start)
-	t, ok2 := e.shift(end)
-	return finding.Range{File: e.file.Path, Start: s, End: t}, ok1 && ok2
+// block maps positions in a text a manifest holds as a literal block
+// scalar (|) to the manifest's bytes: line n of the text is the header's
+// line + n, indented by the block's indentation. Other scalar styles
+// escape or fold the text, so their positions are not mapped.
+type block struct {
+	file  *source.File
+	outer *source.Node
 }
 
-// shift maps a position in the embedded document to the manifest: line n
-// of a literal block is the header's line + n, indented by the block's
-// indentation.
-func (e *embedded) shift(p finding.Pos) (finding.Pos, bool) {
-	data := e.file.Data
+// span maps a range of the text; false when it cannot.
+func (b block) span(start, end finding.Pos) (finding.Range, bool) {
+	s, ok1 := b.pos(start)
+	t, ok2 := b.pos(end)
+	return finding.Range{File: b.file.Path, Start: s, End: t}, ok1 && ok2
+}
+
+func (b block) pos(p finding.Pos) (finding.Pos, bool) {
+	if b.outer == nil || b.outer.Style != source.Literal {
+		return finding.Pos{}, false
+	}
+	data := b.file.Data
 	// The start of the line after the block header.
-	off := e.outer.Start.Offset
+	off := b.outer.Start.Offset
 	for off < len(data) && data[off] != '\n' {
 		off++
 	}
 	off++
-	line := e.outer.Start.Line + 1
+	line := b.outer.Start.Line + 1
 	// The block's indentation: the first non-blank line's.
 	indent := -1
 	for o := off; o < len(data) && indent < 0; {
@@ -98,7 +83,7 @@ func (e *embedded) shift(p finding.Pos) (finding.Pos, bool) {
 	if indent < 0 {
 		return finding.Pos{}, false
 	}
-	for line < e.outer.Start.Line+p.Line {
+	for line < b.outer.Start.Line+p.Line {
 		nl := bytes.IndexByte(data[off:], '\n')
 		if nl < 0 {
 			return finding.Pos{}, false
@@ -106,16 +91,100 @@ func (e *embedded) shift(p finding.Pos) (finding.Pos, bool) {
 		off += nl + 1
 		line++
 	}
-	// The embedded offset counts from its line's start.
-	lineStart := p.Offset - (p.Col - 1)
-	if lineStart < 0 {
-		return finding.Pos{}, false
-	}
-	o := off + indent + (p.Offset - lineStart)
-	if o > len(data) || o > e.outer.End.Offset {
+	o := off + indent + (p.Col - 1)
+	if o > len(data) || o > b.outer.End.Offset {
 		return finding.Pos{}, false
 	}
 	return finding.Pos{Offset: o, Line: line, Col: p.Col + indent}, true
+}
+
+// textPos is the position of a byte offset in text.
+func textPos(text string, off int) finding.Pos {
+	off = min(max(off, 0), len(text))
+	line := 1 + strings.Count(text[:off], "\n")
+	col := off - (strings.LastIndexByte(text[:off], '\n') + 1) + 1
+	return finding.Pos{Offset: off, Line: line, Col: col}
+}
+
+// embeddedYAML is a YAML document a manifest holds in a string, parsed,
+// with the block that holds it.
+type embeddedYAML struct {
+	b     block
+	inner *source.File
+	value any
+}
+
+// parseEmbedded parses the YAML string at path of the subject's document.
+func (l *Linter) parseEmbedded(s *subject, path []any, text string, proj *config.Project) (*embeddedYAML, bool) {
+	root := s.file.Docs[s.doc].Root
+	outer, _, matched := root.Lookup(path)
+	if outer == nil || matched != len(path) || outer.Kind != source.ScalarNode {
+		return nil, false
+	}
+	lim, _ := l.limits(proj)
+	inner, err := source.Parse(s.file.Path+"#"+fmt.Sprint(path[len(path)-1]), []byte(text), lim)
+	if err != nil || len(inner.Docs) != 1 || inner.Docs[0].Root == nil {
+		return nil, false
+	}
+	v, err := inner.Docs[0].Root.ToValue(lim.MaxNodes)
+	if err != nil {
+		return nil, false
+	}
+	return &embeddedYAML{b: block{file: s.file, outer: outer}, inner: inner, value: v}, true
+}
+
+// rangeOf maps a path of the embedded document to the manifest's bytes.
+func (d *embeddedYAML) rangeOf(p []any) (finding.Range, bool) {
+	if d == nil {
+		return finding.Range{}, false
+	}
+	node, entry, matched := d.inner.Docs[0].Root.Lookup(p)
+	if node == nil || matched != len(p) {
+		return finding.Range{}, false
+	}
+	start := node.Start
+	if entry.Key != nil {
+		start = entry.Key.Start
+	}
+	return d.b.span(start, node.End)
+}
+
+// keyRange is the range of the key at path in the subject's document.
+func keyRange(s *subject, path []any) finding.Range {
+	node, entry, _ := s.file.Docs[s.doc].Root.Lookup(path)
+	if entry.Key != nil {
+		return entry.Key.Range(s.file.Path)
+	}
+	if node != nil {
+		return node.Range(s.file.Path)
+	}
+	return s.docStart()
+}
+
+// scriptBlock finds the entrypoint script a RayJob runs in a ConfigMap of
+// the same file that the job mounts (a data key named as the script).
+func scriptBlock(s *subject, script string) (block, string, bool) {
+	mounted := map[string]bool{}
+	for _, n := range ray.MountedConfigMaps(s.value) {
+		mounted[n] = true
+	}
+	base := path.Base(script)
+	for _, d := range s.file.Docs {
+		r := d.Root
+		if r == nil || r.Kind != source.MapNode {
+			continue
+		}
+		k, md := r.Get("kind"), r.Get("metadata")
+		if k == nil || k.Text != "ConfigMap" || md == nil || md.Get("name") == nil || !mounted[md.Get("name").Text] {
+			continue
+		}
+		if data := r.Get("data"); data != nil {
+			if n := data.Get(base); n != nil && n.Kind == source.ScalarNode {
+				return block{file: s.file, outer: n}, n.Text, true
+			}
+		}
+	}
+	return block{}, "", false
 }
 
 // rayEngineSubjects derives one vLLM subject from each vLLM engine a
@@ -125,32 +194,57 @@ func (e *embedded) shift(p finding.Pos) (finding.Pos, bool) {
 // worker container's nvidia.com/gpu limit. Options the file implies rather
 // than states (ray.Arg.Assumed) are assumed inputs of every verdict.
 func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Project) ([]*subject, []finding.Finding) {
-	at, text, ok := ray.ServeConfigPath(s.value)
-	if !ok {
-		return nil, nil
-	}
-	root := s.file.Docs[s.doc].Root
-	outer, _, matched := root.Lookup(at)
-	if outer == nil || matched != len(at) || outer.Kind != source.ScalarNode {
-		return nil, nil
-	}
-	lim, _ := l.limits(proj)
-	inner, err := source.Parse(s.file.Path+"#serveConfigV2", []byte(text), lim)
-	if err != nil || len(inner.Docs) != 1 || inner.Docs[0].Root == nil {
-		return nil, nil
-	}
-	serve, err := inner.Docs[0].Root.ToValue(lim.MaxNodes)
-	if err != nil {
+	var engines []ray.Engine
+	var locate func(ray.Loc) (finding.Range, bool)
+	var whole finding.Range
+	var field []any
+	if at, text, ok := ray.ServeConfigPath(s.value); ok {
+		serve, ok := l.parseEmbedded(s, at, text, proj)
+		if !ok {
+			return nil, nil
+		}
+		engines, whole, field = ray.Engines(serve.value), keyRange(s, at), at
+		locate = func(loc ray.Loc) (finding.Range, bool) { return serve.rangeOf(loc.Path) }
+	} else if script, envAt, envText, ok := ray.JobEntrypoint(s.value); ok {
+		b, src, ok := scriptBlock(s, script)
+		if !ok {
+			return nil, nil
+		}
+		env, _ := l.parseEmbedded(s, envAt, envText, proj)
+		var envValue any
+		if env != nil {
+			envValue = env.value
+		}
+		field = []any{"spec", "entrypoint"}
+		engines, whole = ray.ScriptEngines(src, envValue), keyRange(s, field)
+		locate = func(loc ray.Loc) (finding.Range, bool) {
+			switch loc.In {
+			case "runtime_env":
+				return env.rangeOf(loc.Path)
+			case "script":
+				return b.span(textPos(src, loc.Off), textPos(src, loc.End))
+			}
+			return finding.Range{}, false
+		}
+	} else {
 		return nil, nil
 	}
 	pod, gpuCont, ok := rayGPUWorker(pods)
 	var out []*subject
 	var fs []finding.Finding
-	for _, eng := range ray.Engines(serve) {
+	for _, eng := range engines {
 		val := map[string]any{}
-		keys := map[string][]any{}
+		em := &embedded{keys: map[string]finding.Range{}, whole: whole}
+		if r, ok := locate(eng.App); ok {
+			em.whole = r
+		}
 		assumed := map[string]string{}
+		var notes []string
+		modelAssumed := false
 		unknown := false
+		for _, n := range eng.Unknown {
+			unknown = unknown || memoryFlags[n] || n == "engine_kwargs"
+		}
 		for _, a := range eng.Args {
 			if !memoryFlags[a.Name] {
 				continue
@@ -159,24 +253,32 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 				unknown = true // set when the file is rendered: no memory verdict can hold
 				continue
 			}
-			val[a.Name], keys[a.Name] = a.Value, a.Path
-			if a.Assumed != "" && a.Name == "model" {
-				assumed["model"] = a.Assumed
-			} else if a.Assumed != "" {
-				assumed["model"] = strings.TrimPrefix(assumed["model"]+"; "+a.Name+" "+fmt.Sprint(a.Value)+" "+a.Assumed, "; ")
+			val[a.Name] = a.Value
+			if r, ok := locate(a.At); ok {
+				em.keys[a.Name] = r
+			}
+			switch {
+			case a.Assumed != "" && a.Name == "model":
+				modelAssumed = true
+				notes = append([]string{a.Assumed}, notes...)
+			case a.Assumed != "":
+				notes = append(notes, fmt.Sprintf("%s %v %s", a.Name, a.Value, a.Assumed))
 			}
 		}
-		em := &embedded{file: s.file, outer: outer, inner: inner, keys: keys, app: eng.App}
-		em.whole = outer.Range(s.file.Path)
-		if _, entry, _ := root.Lookup(at); entry.Key != nil {
-			em.whole = entry.Key.Range(s.file.Path)
+		// A model the file only implies yields to one a flag or the
+		// project file states; otherwise the verdicts say what they assume.
+		if pt := proj.Target(s.file.Path); modelAssumed && (l.opts.Model != "" || (pt != nil && pt.Model != "")) {
+			delete(val, "model")
+			delete(em.keys, "model")
+		} else if len(notes) > 0 {
+			assumed["model"] = strings.Join(notes, "; ") + "; --model or targets.model states it"
 		}
 		vs := &subject{
 			kind:    string(source.KindVLLM),
 			file:    s.file,
 			doc:     s.doc,
-			root:    outer,
-			prefix:  clone(at),
+			root:    s.root,
+			prefix:  clone(field),
 			value:   val,
 			embed:   em,
 			assumed: assumed,
@@ -193,8 +295,8 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 		}
 		if _, _, hinted := hintedGPU(h.Hints); h.Product == "" && !hinted && eng.Accelerator != "" {
 			if _, known := l.deps.Targets.gpu(eng.Accelerator); known {
-				r := em.locate([]any{"accelerator_type"})
-				if ar, ok := em.rangeOf(eng.AcceleratorAt); ok {
+				r := em.whole
+				if ar, ok := locate(eng.AcceleratorAt); ok {
 					r = ar
 				}
 				h.Product, h.ProductAt = eng.Accelerator, &r

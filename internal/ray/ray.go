@@ -28,26 +28,41 @@ func ServeConfigPath(doc any) ([]any, string, bool) {
 }
 
 // Arg is one vLLM engine option an application states: its vLLM name
-// (kebab-case, as the CLI spells it), value, and path in the Serve config.
+// (kebab-case, as the CLI spells it), value, and where it is written.
 // Assumed, when set, says why the value is inferred rather than stated
 // (read from a name the application's own code gives meaning to, or a
 // model named by the directory that holds its weights).
 type Arg struct {
 	Name    string
 	Value   any
-	Path    []any
+	At      Loc
 	Assumed string
 }
 
+// Loc is where a value is written: a path in one of the YAML documents a
+// Ray resource holds as strings (In "serve": a RayService's
+// serveConfigV2; "runtime_env": a RayJob's runtimeEnvYAML), or byte
+// offsets in the entrypoint script (In "script").
+type Loc struct {
+	In       string
+	Path     []any
+	Off, End int
+}
+
+func serveAt(p []any) Loc { return Loc{In: "serve", Path: p} }
+
 // Engine is one vLLM engine a Serve application runs.
 type Engine struct {
-	// App is the application's path in the Serve config.
-	App  []any
+	// App is where the application (or the script's config call) is.
+	App  Loc
 	Args []Arg
 	// Accelerator is the Ray accelerator_type the engine asks for (Ray's
 	// accelerator names: L4, A10G, L40S, H100, ...), with its path.
 	Accelerator   string
-	AcceleratorAt []any
+	AcceleratorAt Loc
+	// Unknown names the options (vLLM names) set from an expression the
+	// reader does not evaluate: their values are unknown, not defaults.
+	Unknown []string
 }
 
 // Arg returns the engine's option by vLLM name.
@@ -106,7 +121,7 @@ func Engines(serve any) []Engine {
 
 // llmEngine reads one LLMConfig.
 func llmEngine(cm map[string]any, at []any) (Engine, bool) {
-	e := Engine{App: at}
+	e := Engine{App: serveAt(at)}
 	mlc, _ := cm["model_loading_config"].(map[string]any)
 	src, srcOK := mlc["model_source"].(string)
 	id, idOK := mlc["model_id"].(string)
@@ -117,19 +132,19 @@ func llmEngine(cm map[string]any, at []any) (Engine, bool) {
 			if name == "" {
 				return Engine{}, false
 			}
-			e.Args = append(e.Args, Arg{Name: "model", Value: name, Path: append(clone(mlcAt), "model_source"),
+			e.Args = append(e.Args, Arg{Name: "model", Value: name, At: serveAt(append(clone(mlcAt), "model_source")),
 				Assumed: "named by the last directory of model_source " + src})
 		} else {
-			e.Args = append(e.Args, Arg{Name: "model", Value: src, Path: append(clone(mlcAt), "model_source")})
+			e.Args = append(e.Args, Arg{Name: "model", Value: src, At: serveAt(append(clone(mlcAt), "model_source"))})
 		}
 	case idOK && id != "":
 		// model_source omitted: model_id is the Hugging Face id.
-		e.Args = append(e.Args, Arg{Name: "model", Value: id, Path: append(clone(mlcAt), "model_id")})
+		e.Args = append(e.Args, Arg{Name: "model", Value: id, At: serveAt(append(clone(mlcAt), "model_id"))})
 	default:
 		return Engine{}, false
 	}
 	if s, ok := cm["accelerator_type"].(string); ok && s != "" {
-		e.Accelerator, e.AcceleratorAt = s, append(clone(at), "accelerator_type")
+		e.Accelerator, e.AcceleratorAt = s, serveAt(append(clone(at), "accelerator_type"))
 	}
 	kw, _ := cm["engine_kwargs"].(map[string]any)
 	for _, k := range value.SortedKeys(kw) {
@@ -141,7 +156,7 @@ func llmEngine(cm map[string]any, at []any) (Engine, bool) {
 		if name == "model" {
 			continue // LLMConfig sets the engine's model from model_loading_config
 		}
-		e.Args = append(e.Args, Arg{Name: name, Value: kw[k], Path: append(clone(at), "engine_kwargs", k)})
+		e.Args = append(e.Args, Arg{Name: name, Value: kw[k], At: serveAt(append(clone(at), "engine_kwargs", k))})
 	}
 	return e, true
 }
@@ -170,10 +185,10 @@ func envEngine(am map[string]any, at []any) (Engine, bool) {
 		return Engine{}, false
 	}
 	envAt := append(clone(at), "runtime_env", "env_vars")
-	e := Engine{App: at}
+	e := Engine{App: serveAt(at)}
 	for _, n := range modelEnvNames {
 		if s, ok := env[n].(string); ok && s != "" && !strings.Contains(s, "$") {
-			e.Args = append(e.Args, Arg{Name: "model", Value: s, Path: append(clone(envAt), n),
+			e.Args = append(e.Args, Arg{Name: "model", Value: s, At: serveAt(append(clone(envAt), n)),
 				Assumed: "read from runtime_env env var " + n + ", which the application's code reads"})
 			break
 		}
@@ -183,7 +198,7 @@ func envEngine(am map[string]any, at []any) (Engine, bool) {
 	}
 	for _, n := range tpEnvNames {
 		if v, ok := value.Int(env[n]); ok && v > 0 {
-			e.Args = append(e.Args, Arg{Name: "tensor-parallel-size", Value: v, Path: append(clone(envAt), n),
+			e.Args = append(e.Args, Arg{Name: "tensor-parallel-size", Value: v, At: serveAt(append(clone(envAt), n)),
 				Assumed: "read from runtime_env env var " + n})
 			break
 		}
@@ -227,3 +242,125 @@ func lookup(v any, p []any) any {
 }
 
 func clone(p []any) []any { return append([]any(nil), p...) }
+
+// JobEntrypoint reads what a RayJob runs: the Python script its
+// spec.entrypoint names (the first word ending in .py) and its
+// spec.runtimeEnvYAML, a runtime_env written as a YAML string (KubeRay
+// ray-operator/apis/ray/v1/rayjob_types.go at f6ef3f7b3263: Entrypoint,
+// RuntimeEnvYAML).
+func JobEntrypoint(doc any) (script string, envPath []any, envText string, ok bool) {
+	m, _ := doc.(map[string]any)
+	if value.String(m["kind"]) != "RayJob" || !strings.HasPrefix(value.String(m["apiVersion"]), "ray.io/") {
+		return "", nil, "", false
+	}
+	for _, w := range strings.Fields(value.String(lookup(doc, []any{"spec", "entrypoint"}))) {
+		if strings.HasSuffix(w, ".py") {
+			script = w
+			break
+		}
+	}
+	envPath = []any{"spec", "runtimeEnvYAML"}
+	envText, _ = lookup(doc, envPath).(string)
+	return script, envPath, envText, script != ""
+}
+
+// MountedConfigMaps lists the ConfigMaps a resource's pods mount as
+// volumes (volumes[].configMap.name), where an entrypoint script may live.
+func MountedConfigMaps(doc any) []string {
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch t := v.(type) {
+		case map[string]any:
+			for _, vol := range value.List(t["volumes"]) {
+				if n := value.String(lookup(vol, []any{"configMap", "name"})); n != "" {
+					out = append(out, n)
+				}
+			}
+			for _, k := range value.SortedKeys(t) {
+				walk(t[k])
+			}
+		case []any:
+			for _, x := range t {
+				walk(x)
+			}
+		}
+	}
+	walk(doc)
+	return out
+}
+
+// ScriptEngines reads the vLLM engines a Ray job's Python script
+// configures with ray.data.llm's vLLMEngineProcessorConfig (ray
+// python/ray/llm/_internal/batch/processor/vllm_engine_proc.py at
+// 03c1c901b439: model_source is the engine's model, engine_kwargs go to
+// vLLM as they are, accelerator_type picks the nodes). A keyword bound to
+// os.environ is read from the job's runtime_env env_vars (runtimeEnv, the
+// parsed runtimeEnvYAML).
+func ScriptEngines(src string, runtimeEnv any) []Engine {
+	env, _ := lookup(runtimeEnv, []any{"env_vars"}).(map[string]any)
+	resolve := func(a pyArg) (any, Loc, bool) {
+		if ref, ok := a.value.(envRef); ok {
+			if v, ok := env[ref.name]; ok {
+				return v, Loc{In: "runtime_env", Path: []any{"env_vars", ref.name}}, true
+			}
+			if ref.def == nil {
+				return nil, Loc{}, false
+			}
+			a = *ref.def
+		}
+		switch a.value.(type) {
+		case string, int64, float64, bool:
+			return a.value, Loc{In: "script", Off: a.off, End: a.end}, true
+		}
+		return nil, Loc{}, false
+	}
+	var out []Engine
+	for _, call := range pyCalls(src, "vLLMEngineProcessorConfig") {
+		kw := call.kw
+		ms, ok := kw["model_source"]
+		if !ok {
+			continue
+		}
+		e := Engine{App: Loc{In: "script", Off: call.off, End: call.end}}
+		v, at, ok := resolve(ms)
+		src, _ := v.(string)
+		if !ok || src == "" {
+			continue
+		}
+		if n, remote := remoteName(src); remote {
+			if n == "" {
+				continue
+			}
+			e.Args = append(e.Args, Arg{Name: "model", Value: n, At: at, Assumed: "named by the last directory of model_source " + src})
+		} else {
+			e.Args = append(e.Args, Arg{Name: "model", Value: src, At: at})
+		}
+		if a, ok := kw["accelerator_type"]; ok {
+			if v, at, ok := resolve(a); ok {
+				if s, ok := v.(string); ok && s != "" {
+					e.Accelerator, e.AcceleratorAt = s, at
+				}
+			}
+		}
+		if a, ok := kw["engine_kwargs"]; ok {
+			m, isMap := a.value.(map[string]pyArg)
+			if !isMap {
+				e.Unknown = append(e.Unknown, "engine_kwargs")
+			}
+			for _, k := range value.SortedKeys(m) {
+				name := strings.ReplaceAll(k, "_", "-")
+				if name == "model" {
+					continue
+				}
+				if v, at, ok := resolve(m[k]); ok {
+					e.Args = append(e.Args, Arg{Name: name, Value: v, At: at})
+				} else {
+					e.Unknown = append(e.Unknown, name)
+				}
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package ray
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,24 +32,24 @@ func TestEngines(t *testing.T) {
 				map[string]any{"accelerator_type": "L4", "engine_kwargs": map[string]any{
 					"tensor_parallel_size": int64(2), "max_model_len": int64(8192), "model_loader_extra_config": map[string]any{"concurrency": int64(32)},
 				}}),
-			want: []Engine{{App: at, Accelerator: "L4", AcceleratorAt: p("accelerator_type"), Args: []Arg{
-				{Name: "model", Value: "meta-llama/Llama-3.1-8B-Instruct", Path: p("model_loading_config", "model_source")},
-				{Name: "max-model-len", Value: int64(8192), Path: p("engine_kwargs", "max_model_len")},
-				{Name: "tensor-parallel-size", Value: int64(2), Path: p("engine_kwargs", "tensor_parallel_size")},
+			want: []Engine{{App: serveAt(at), Accelerator: "L4", AcceleratorAt: serveAt(p("accelerator_type")), Args: []Arg{
+				{Name: "model", Value: "meta-llama/Llama-3.1-8B-Instruct", At: serveAt(p("model_loading_config", "model_source"))},
+				{Name: "max-model-len", Value: int64(8192), At: serveAt(p("engine_kwargs", "max_model_len"))},
+				{Name: "tensor-parallel-size", Value: int64(2), At: serveAt(p("engine_kwargs", "tensor_parallel_size"))},
 			}}},
 		},
 		{
 			name:  "model_source omitted: model_id is the Hugging Face id",
 			serve: llm(map[string]any{"model_id": "Qwen/Qwen2.5-7B-Instruct"}, nil),
-			want: []Engine{{App: at, Args: []Arg{
-				{Name: "model", Value: "Qwen/Qwen2.5-7B-Instruct", Path: p("model_loading_config", "model_id")},
+			want: []Engine{{App: serveAt(at), Args: []Arg{
+				{Name: "model", Value: "Qwen/Qwen2.5-7B-Instruct", At: serveAt(p("model_loading_config", "model_id"))},
 			}}},
 		},
 		{
 			name:  "a bucket source names the model by its directory, assumed",
 			serve: llm(map[string]any{"model_id": "r1", "model_source": "s3://bucket/models/deepseek-r1-distill-llama-8b/"}, nil),
-			want: []Engine{{App: at, Args: []Arg{
-				{Name: "model", Value: "deepseek-r1-distill-llama-8b", Path: p("model_loading_config", "model_source"),
+			want: []Engine{{App: serveAt(at), Args: []Arg{
+				{Name: "model", Value: "deepseek-r1-distill-llama-8b", At: serveAt(p("model_loading_config", "model_source")),
 					Assumed: "named by the last directory of model_source s3://bucket/models/deepseek-r1-distill-llama-8b/"},
 			}}},
 		},
@@ -63,10 +64,10 @@ func TestEngines(t *testing.T) {
 				"runtime_env": map[string]any{"pip": []any{"vllm==0.4.3"}, "env_vars": map[string]any{
 					"MODEL_ID": "mistralai/Mistral-7B-Instruct-v0.3", "TENSOR_PARALLELISM": "2"}},
 			}}},
-			want: []Engine{{App: []any{"applications", 0}, Args: []Arg{
-				{Name: "model", Value: "mistralai/Mistral-7B-Instruct-v0.3", Path: append(append([]any(nil), env...), "MODEL_ID"),
+			want: []Engine{{App: serveAt([]any{"applications", 0}), Args: []Arg{
+				{Name: "model", Value: "mistralai/Mistral-7B-Instruct-v0.3", At: serveAt(append(append([]any(nil), env...), "MODEL_ID")),
 					Assumed: "read from runtime_env env var MODEL_ID, which the application's code reads"},
-				{Name: "tensor-parallel-size", Value: int64(2), Path: append(append([]any(nil), env...), "TENSOR_PARALLELISM"),
+				{Name: "tensor-parallel-size", Value: int64(2), At: serveAt(append(append([]any(nil), env...), "TENSOR_PARALLELISM")),
 					Assumed: "read from runtime_env env var TENSOR_PARALLELISM"},
 			}}},
 		},
@@ -141,5 +142,54 @@ func TestGroupStart(t *testing.T) {
 				t.Errorf("GroupStart (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestScriptEngines(t *testing.T) {
+	src := `import os
+from ray.data.llm import build_processor, vLLMEngineProcessorConfig
+
+MODEL_SOURCE = os.environ["MODEL_SOURCE"]
+MAX_LEN = 4096  # not read: only literals and env lookups bind
+
+def main():
+    config = vLLMEngineProcessorConfig(
+        model_source=MODEL_SOURCE,
+        engine_kwargs=dict(
+            dtype="bfloat16",
+            max_model_len=8192,  # the context
+            gpu_memory_utilization=0.92,
+            enable_prefix_caching=True,
+            tensor_parallel_size=int(os.environ.get("TP", "1")),
+        ),
+        accelerator_type="L40S",
+        concurrency=1,
+    )
+`
+	env := map[string]any{"env_vars": map[string]any{"MODEL_SOURCE": "meta-llama/Llama-3.1-8B-Instruct"}}
+	got := ScriptEngines(src, env)
+	if len(got) != 1 {
+		t.Fatalf("ScriptEngines found %d engines, want 1", len(got))
+	}
+	e := got[0]
+	at := func(s string) Loc {
+		i := strings.Index(src, s)
+		return Loc{In: "script", Off: i, End: i + len(strings.TrimSuffix(s, "("))}
+	}
+	want := Engine{
+		App:           at("vLLMEngineProcessorConfig("),
+		Accelerator:   "L40S",
+		AcceleratorAt: at(`"L40S"`),
+		Args: []Arg{
+			{Name: "model", Value: "meta-llama/Llama-3.1-8B-Instruct", At: Loc{In: "runtime_env", Path: []any{"env_vars", "MODEL_SOURCE"}}},
+			{Name: "dtype", Value: "bfloat16", At: at(`"bfloat16"`)},
+			{Name: "enable-prefix-caching", Value: true, At: at("True")},
+			{Name: "gpu-memory-utilization", Value: 0.92, At: at("0.92")},
+			{Name: "max-model-len", Value: int64(8192), At: at("8192")},
+		},
+		Unknown: []string{"tensor-parallel-size"},
+	}
+	if diff := cmp.Diff(want, e); diff != "" {
+		t.Errorf("ScriptEngines (-want +got):\n%s", diff)
 	}
 }
