@@ -141,7 +141,8 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	s.extra = map[string]any{"k8s": k8s}
 	l.embeddedConfigs(s)
 	rs, rfs := l.rayEngineSubjects(s, pods, proj)
-	return append(vs, rs...), append(fs, rfs...)
+	ks, kfs := l.kubeAISubjects(s, proj)
+	return append(append(vs, rs...), ks...), append(append(fs, rfs...), kfs...)
 }
 
 // podHints are what a pod's node selector and affinity say about its

@@ -303,7 +303,7 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 			}
 		}
 		vs.tgt = l.resolveTarget(s.file.Path, proj, vs.work, h)
-		if unknown {
+		if unknown || offloadsWeights(val) {
 			vs.tgt.Model = nil
 		}
 		if ok {
