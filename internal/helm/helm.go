@@ -37,6 +37,11 @@ type ModelSpec struct {
 	// pod's required node affinity.
 	Terms   []any
 	TermsAt []any
+	// Unread names memory-sizing options the chart takes from the model
+	// spec in a way this reader does not follow (pipelineParallelSize,
+	// which only the Ray template uses, in a start script): their values
+	// are unknown here.
+	Unread []string
 }
 
 // vllmConfigFlags maps the vllmConfig keys the chart's Deployment template
@@ -87,7 +92,13 @@ func ProductionStack(doc any) []ModelSpec {
 		if t := value.String(ms["requestGPUType"]); t != "" {
 			spec.GPUType = t
 		}
-		if terms, ok := ms["nodeSelectorTerms"].([]any); ok && len(terms) > 0 {
+		if _, ok := vc["pipelineParallelSize"]; ok {
+			spec.Unread = append(spec.Unread, "pipeline-parallel-size")
+		}
+		// nodeName, then affinity, win over nodeSelectorTerms (values.yaml
+		// modelSpec comments; the Deployment template's affinity block).
+		aff, _ := ms["affinity"].(map[string]any)
+		if terms, ok := ms["nodeSelectorTerms"].([]any); ok && len(terms) > 0 && value.String(ms["nodeName"]) == "" && len(aff) == 0 {
 			spec.Terms, spec.TermsAt = terms, append(clone(at), "nodeSelectorTerms")
 		}
 		out = append(out, spec)

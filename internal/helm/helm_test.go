@@ -14,7 +14,8 @@ func TestProductionStack(t *testing.T) {
 				"extraArgs": []any{"--max-num-seqs", "8"}},
 			"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{}}},
 		},
-		map[string]any{"name": "mig", "modelURL": "org/small", "requestGPU": 1, "requestGPUType": "nvidia.com/mig-3g.40gb"},
+		map[string]any{"name": "mig", "modelURL": "org/small", "requestGPU": 1, "requestGPUType": "nvidia.com/mig-3g.40gb",
+			"vllmConfig": map[string]any{"pipelineParallelSize": 2}, "nodeName": "n1", "nodeSelectorTerms": []any{map[string]any{}}},
 		"not a map",
 	}}}
 	at := func(i int, tail ...any) []any { return append([]any{"servingEngineSpec", "modelSpec", i}, tail...) }
@@ -26,7 +27,7 @@ func TestProductionStack(t *testing.T) {
 		}, ExtraArgs: at(0, "vllmConfig", "extraArgs"), GPUs: 2, GPUsAt: at(0, "requestGPU"), GPUType: "nvidia.com/gpu",
 			Terms: []any{map[string]any{"matchExpressions": []any{}}}, TermsAt: at(0, "nodeSelectorTerms")},
 		{Path: at(1), Name: "mig", Options: []Option{{"model", "org/small", at(1, "modelURL")}},
-			GPUs: 1, GPUsAt: at(1, "requestGPU"), GPUType: "nvidia.com/mig-3g.40gb"},
+			GPUs: 1, GPUsAt: at(1, "requestGPU"), GPUType: "nvidia.com/mig-3g.40gb", Unread: []string{"pipeline-parallel-size"}},
 	}
 	if diff := cmp.Diff(want, ProductionStack(doc)); diff != "" {
 		t.Errorf("ProductionStack (-want +got):\n%s", diff)

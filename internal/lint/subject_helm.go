@@ -63,7 +63,7 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 			h.MIGProfile = strings.TrimPrefix(ms.GPUType, "nvidia.com/mig-")
 		}
 		vs.tgt = l.resolveTarget(s.file.Path, proj, vs.work, h)
-		if (cmd != nil && sizesUnknown(cmd)) || offloadsWeights(val) {
+		if (cmd != nil && sizesUnknown(cmd)) || offloadsWeights(val) || len(ms.Unread) > 0 {
 			vs.tgt.Model = nil
 		}
 		fs = append(fs, l.schemaFindings(vs, "vllm")...)
