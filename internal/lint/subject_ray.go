@@ -293,6 +293,7 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 				h.GPUsRange = &r
 			}
 		}
+		rayIn := l.acceleratorConflict(s, h, eng, locate, em)
 		if _, _, hinted := hintedGPU(h.Hints); h.Product == "" && !hinted && eng.Accelerator != "" {
 			if _, known := l.deps.Targets.gpu(eng.Accelerator); known {
 				r := em.whole
@@ -314,10 +315,63 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 				}
 			}
 		}
+		if rayIn != nil {
+			if vs.extra == nil {
+				vs.extra = map[string]any{}
+			}
+			vs.extra["ray"] = rayIn
+		}
 		fs = append(fs, l.schemaFindings(vs, "vllm")...)
 		out = append(out, vs)
 	}
 	return out, fs
+}
+
+// acceleratorConflict renders input.ray for an engine whose Ray
+// accelerator_type names another GPU than the GPU worker group's nodes
+// (its product label or hardware hints): Ray Serve LLM and ray.data.llm
+// ask for the accelerator_type:<name> resource Ray sets on nodes with that
+// GPU, so no node of the group can take the replica. Both places are
+// added to the subject's locations (accelerator-type, ray-node-gpu). nil
+// when they agree or either is unknown.
+func (l *Linter) acceleratorConflict(s *subject, h targetHints, eng ray.Engine, locate func(ray.Loc) (finding.Range, bool), em *embedded) map[string]any {
+	if eng.Accelerator == "" {
+		return nil
+	}
+	acc, ok := l.deps.Targets.gpu(eng.Accelerator)
+	if !ok {
+		return nil
+	}
+	var node string
+	var nodeAt finding.Range
+	switch name, at, hinted := hintedGPU(h.Hints); {
+	case h.Product != "":
+		pl, ok := l.deps.Targets.gpu(h.Product)
+		if !ok || h.ProductAt == nil {
+			return nil
+		}
+		node, nodeAt = pl.GPU.Name, *h.ProductAt
+	case hinted:
+		pl, ok := l.deps.Targets.gpu(name)
+		if !ok {
+			return nil
+		}
+		node, nodeAt = pl.GPU.Name, s.locate(at)
+	default:
+		return nil
+	}
+	if node == acc.GPU.Name {
+		return nil
+	}
+	accAt, ok := locate(eng.AcceleratorAt)
+	if !ok {
+		return nil
+	}
+	em.keys["accelerator-type"], em.keys["ray-node-gpu"] = accAt, nodeAt
+	return map[string]any{"accelerator": map[string]any{
+		"value": eng.Accelerator, "gpu": acc.GPU.Name, "node_gpu": node,
+		"path": []any{"accelerator-type"}, "node_path": []any{"ray-node-gpu"},
+	}}
 }
 
 // rayGPUWorker picks the Ray pod the engines run on: the one pod template

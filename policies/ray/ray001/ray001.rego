@@ -1,5 +1,5 @@
 # METADATA
-# title: Ray GPU capacity disagrees with the pod's GPU limit
+# title: Ray GPU resources disagree with the GPUs the pods get
 # custom:
 #   id: RAY001
 #   slug: ray-gpu-mismatch
@@ -21,11 +21,17 @@
 #     there, so GPU work never lands on the GPU node the pod holds (and the
 #     container may still see every GPU of the node: without a GPU request
 #     NVIDIA_VISIBLE_DEVICES defaults to all, the same page notes).
+#     The same holds for an LLM engine whose Ray accelerator_type (Ray
+#     Serve LLM's LLMConfig, ray.data.llm's processor config) names another
+#     GPU than the GPU worker group's nodes: Ray places the replica only on
+#     a node with the accelerator_type resource of that GPU, so it never
+#     starts.
 #   remediation: >-
 #     Make rayStartParams num-gpus equal the container's nvidia.com/gpu
 #     limit, or drop it and let KubeRay pass the limit; give a group pinned
-#     to GPU nodes an nvidia.com/gpu limit, or drop the GPU node selector.
-#   kinds: [kubernetes]
+#     to GPU nodes an nvidia.com/gpu limit, or drop the GPU node selector;
+#     make accelerator_type name the GPU the worker nodes have.
+#   kinds: [kubernetes, vllm]
 #   since: 0.2.0
 #   fixable: false
 #   example: |
@@ -116,4 +122,13 @@ gpu_resource(p) if {
 	some c in p.containers
 	some r in c.resources
 	r.name != "nvidia.com/gpu"
+}
+
+# An engine's accelerator_type against the GPU worker group's nodes
+# (input.ray, vLLM subjects of a Ray resource).
+findings contains f if {
+	a := input.ray.accelerator
+	a.gpu != a.node_gpu
+	msg := sprintf("accelerator_type %s asks Ray for %s nodes but the GPU worker group's nodes have %s: no node offers the accelerator_type resource, so the replica never starts", [a.value, a.gpu, a.node_gpu])
+	f := lib.with_related(lib.finding(a.path, msg), [{"path": a.node_path, "message": sprintf("the worker group's nodes (%s)", [a.node_gpu])}])
 }

@@ -46,3 +46,15 @@ test_unknown_node_label_is_quiet if {
 test_other_workloads_are_quiet if {
 	count(ray001.findings) == 0 with input as {"k8s": {"pods": [object.union(pod(1, ray(4)), {"group": ""})]}}
 }
+
+test_accelerator_type_against_node_gpu if {
+	fs := ray001.findings with input as {"ray": {"accelerator": {"value": "L4", "gpu": "L4", "node_gpu": "L40S", "path": ["accelerator-type"], "node_path": ["ray-node-gpu"]}}}
+	count(fs) == 1
+	some f in fs
+	f.path == ["accelerator-type"]
+	f.related[0].path == ["ray-node-gpu"]
+}
+
+test_accelerator_type_agreeing_is_quiet if {
+	count(ray001.findings) == 0 with input as {"ray": {"accelerator": {"value": "L40S", "gpu": "L40S", "node_gpu": "L40S", "path": ["a"], "node_path": ["n"]}}}
+}
