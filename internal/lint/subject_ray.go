@@ -292,6 +292,11 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 				r := s.locate(append(clone(gpuCont.Path), "resources", "limits"))
 				h.GPUsRange = &r
 			}
+			// Ray places an engine's TP x PP workers across the group's
+			// pods: when they span pods, the engine gets TP x PP GPUs.
+			if par := parallelOf(vs); par.TP*par.PP > gpuCont.GPU && pod.GroupGPUs >= par.TP*par.PP {
+				h.GPUs = int(par.TP * par.PP)
+			}
 		}
 		rayIn := l.acceleratorConflict(s, h, eng, locate, em)
 		if _, _, hinted := hintedGPU(h.Hints); h.Product == "" && !hinted && eng.Accelerator != "" {
