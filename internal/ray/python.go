@@ -310,7 +310,11 @@ func (p *pyParser) kwargs() (map[string]pyArg, int) {
 			break
 		}
 		t := p.peek()
-		if t.kind == 'i' && p.pos+1 < len(p.toks) && p.toks[p.pos+1].kind == 'p' && p.toks[p.pos+1].text == "=" &&
+		if t.kind == 'p' && t.text == "*" {
+			// *args or **kwargs: names this reader cannot see may be set.
+			m["**"] = pyArg{value: unknown{}, off: t.off, end: t.end}
+			p.skip()
+		} else if t.kind == 'i' && p.pos+1 < len(p.toks) && p.toks[p.pos+1].kind == 'p' && p.toks[p.pos+1].text == "=" &&
 			!(p.pos+2 < len(p.toks) && p.toks[p.pos+2].text == "=") {
 			p.pos += 2
 			m[t.text] = p.expr()

@@ -345,9 +345,10 @@ func ScriptEngines(src string, runtimeEnv any) []Engine {
 		}
 		if a, ok := kw["engine_kwargs"]; ok {
 			m, isMap := a.value.(map[string]pyArg)
-			if !isMap {
+			if _, spread := m["**"]; !isMap || spread {
 				e.Unknown = append(e.Unknown, "engine_kwargs")
 			}
+			delete(m, "**")
 			for _, k := range value.SortedKeys(m) {
 				name := strings.ReplaceAll(k, "_", "-")
 				if name == "model" {

@@ -193,3 +193,16 @@ def main():
 		t.Errorf("ScriptEngines (-want +got):\n%s", diff)
 	}
 }
+
+func TestScriptEnginesSpreadKwargsAreUnknown(t *testing.T) {
+	src := "from ray.data.llm import vLLMEngineProcessorConfig\n" +
+		"base = dict(max_model_len=4096)\n" +
+		"cfg = vLLMEngineProcessorConfig(model_source=\"org/m\", engine_kwargs=dict(**base, dtype=\"half\"))\n"
+	got := ScriptEngines(src, nil)
+	if len(got) != 1 {
+		t.Fatalf("ScriptEngines found %d engines, want 1", len(got))
+	}
+	if diff := cmp.Diff([]string{"engine_kwargs"}, got[0].Unknown); diff != "" {
+		t.Errorf("Unknown (-want +got):\n%s", diff)
+	}
+}
