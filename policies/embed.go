@@ -10,7 +10,7 @@ import "embed"
 // (internal/check.BuildBundle); `go generate ./...` rebuilds it after a
 // policy changes (internal/check/internal/genbundle).
 //
-//go:embed lib core gpu ds acc vllm k8s mig ft bundle.bin
+//go:embed lib core gpu ds acc vllm k8s mig ft ray bundle.bin
 var FS embed.FS
 
 // BundleFile is the name of the precompiled bundle in FS.

@@ -160,10 +160,19 @@ func nodeHints(spec map[string]any, path []any) []NodeHint {
 		}
 	}
 	terms, _ := LookupAny(spec, "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms").([]any)
+	return append(out, TermsHints(terms, append(clone(path), "affinity", "nodeAffinity",
+		"requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"))...)
+}
+
+// TermsHints reads the hardware hints of required node selector terms
+// (a list at path, as in a pod's node affinity or a chart's
+// nodeSelectorTerms value).
+func TermsHints(terms []any, path []any) []NodeHint {
 	if len(terms) != 1 {
 		// Terms are ORed: with several, any one of them may place the pod.
-		return out
+		return nil
 	}
+	var out []NodeHint
 	tm, _ := terms[0].(map[string]any)
 	for ei, e := range value.List(tm["matchExpressions"]) {
 		em, _ := e.(map[string]any)
@@ -180,8 +189,7 @@ func nodeHints(spec map[string]any, path []any) []NodeHint {
 		if len(vals) == 0 {
 			continue
 		}
-		out = append(out, hintFor(key, vals, append(clone(path), "affinity", "nodeAffinity",
-			"requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms", 0, "matchExpressions", ei, "values", 0)))
+		out = append(out, hintFor(key, vals, append(clone(path), 0, "matchExpressions", ei, "values", 0)))
 	}
 	return out
 }

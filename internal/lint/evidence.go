@@ -121,6 +121,12 @@ func (s *subject) inputs() map[string]finding.Input {
 	if role, _ := w.Get("role"); role == "train" {
 		s.trainingInputs(out, fromFile, stated)
 	}
+	for name, why := range s.assumed {
+		if in, ok := out[name]; ok && in.Source == finding.SourceFile {
+			in.Source, in.Settle = finding.SourceAssumed, why
+			out[name] = in
+		}
+	}
 	s.evidence = out
 	return out
 }

@@ -135,6 +135,14 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *config.Project
 			continue
 		}
 		s := &subject{kind: string(kind), file: f, doc: i, root: d.Root, value: value}
+		if kind == source.KindHelm {
+			// A chart's values are no config of their own: the rules read
+			// the vLLM server each model spec deploys.
+			hs, hfs := l.helmSubjects(s, proj)
+			out = append(out, hs...)
+			fs = append(fs, hfs...)
+			continue
+		}
 		schema := ""
 		if ss := schemasFor(kind); len(ss) > 0 {
 			schema = ss[0]

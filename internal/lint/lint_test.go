@@ -31,7 +31,7 @@ func newLinter(t testing.TB, opts lint.Options) *lint.Linter {
 
 var knownKinds = map[source.Kind]bool{
 	source.KindDeepSpeed: true, source.KindAccelerate: true, source.KindVLLM: true,
-	source.KindKubernetes: true, source.KindMIG: true, source.KindFinetune: true, source.KindUnknown: true,
+	source.KindKubernetes: true, source.KindMIG: true, source.KindFinetune: true, source.KindHelm: true, source.KindUnknown: true,
 }
 
 // TestCorpus lints every corpus file: none may make gpulint fail, every

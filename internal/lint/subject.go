@@ -45,6 +45,13 @@ type subject struct {
 	// whole is the range of what states them, for the rest.
 	optAt map[string]finding.Range
 	whole *finding.Range
+	// embed, when set, maps paths into the YAML string this subject was
+	// read from (a RayService's Serve config).
+	embed *embedded
+	// assumed names the target inputs the file implies rather than states
+	// (a model named by an env var or by the directory of its weights),
+	// each with why: they are assumed inputs of every verdict.
+	assumed map[string]string
 	// launcher is the Accelerate config that launches this DeepSpeed
 	// file, when there is one.
 	launcher *launcher
@@ -115,6 +122,9 @@ func (s *subject) locate(path []any) finding.Range {
 		}
 		return *s.whole
 	}
+	if s.embed != nil {
+		return s.embed.locate(path)
+	}
 	root := s.file.Docs[s.doc].Root
 	full := s.docPath(path)
 	node, entry, matched := root.Lookup(full)
@@ -152,6 +162,9 @@ func (s *subject) docStart() finding.Range {
 func (s *subject) edits(ops []check.Op) ([]finding.Edit, error) {
 	if s.argv != nil {
 		return s.argv.edits(ops)
+	}
+	if s.embed != nil {
+		return nil, errEmbeddedEdit
 	}
 	sops := make([]source.Op, 0, len(ops))
 	for _, o := range ops {

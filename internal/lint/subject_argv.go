@@ -28,6 +28,9 @@ type argvSubject struct {
 	// inline marks a command read from KServe's inline fields, which
 	// verify cannot re-read the same way.
 	inline bool
+	// at locates options the resource states outside its command line (a
+	// KubeAI Model's url is its --model).
+	at map[string]finding.Range
 }
 
 func (a *argvSubject) span(sp cmdline.Span) finding.Range {
@@ -42,6 +45,9 @@ func (a *argvSubject) locate(path []any) (finding.Range, bool) {
 	name, ok := path[0].(string)
 	if !ok {
 		return finding.Range{}, false
+	}
+	if r, ok := a.at[name]; ok {
+		return r, true
 	}
 	if name == "model" && a.cmd.Model != "" {
 		return a.span(a.cmd.ModelSpan), true
@@ -271,9 +277,10 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 			if !sizesUnknown(cmd) {
 				vs.tgt = l.migParents(vs.tgt, vs.work, h.MIGProfile, migAt)
 			}
-			if sizesUnknown(cmd) {
+			if sizesUnknown(cmd) || offloadsWeights(value) {
 				// A flag that sizes memory is set at run time from a value
-				// the manifest does not state: no memory verdict can hold.
+				// the manifest does not state, or weights sit in CPU memory:
+				// no memory verdict can hold.
 				vs.tgt.Model = nil
 			}
 			fs = append(fs, l.schemaFindings(vs, "vllm")...)
@@ -353,6 +360,29 @@ var memoryFlags = map[string]bool{
 	"data-parallel-size": true, "gpu-memory-utilization": true, "max-num-seqs": true,
 	"max-num-batched-tokens": true, "quantization": true, "dtype": true, "kv-cache-dtype": true,
 	"cpu-offload-gb": true, "kv-cache-memory": true,
+}
+
+// offloadsWeights reports a vLLM server that keeps part of its weights in
+// CPU memory (--cpu-offload-gb, GiB per GPU; reference vllm.md): the
+// memory model does not count that, so its per-GPU estimate would be too
+// high and no memory verdict is given.
+func offloadsWeights(value map[string]any) bool {
+	f, ok := floatOf(value["cpu-offload-gb"])
+	return ok && f > 0
+}
+
+// floatOf reads a number or a string holding one.
+func floatOf(v any) (float64, bool) {
+	switch t := v.(type) {
+	case int64:
+		return float64(t), true
+	case float64:
+		return t, true
+	case string:
+		f, err := strconv.ParseFloat(t, 64)
+		return f, err == nil
+	}
+	return 0, false
 }
 
 // sizesUnknown reports whether an option a memory estimate rests on is set

@@ -6,6 +6,7 @@ import (
 	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kube"
+	"github.com/gpulint/gpulint/internal/ray"
 )
 
 // podInput renders a pod in the plain form the rules read.
@@ -50,6 +51,19 @@ func podInput(p kube.Pod) map[string]any {
 		pm["mig_strategy_path"] = p.MIGStrategyAt
 	}
 	return pm
+}
+
+// rayStartInput renders the GPUs a KubeRay group's rayStartParams
+// advertise to Ray (input.k8s.pods[].ray).
+func rayStartInput(rs ray.StartGPUs) map[string]any {
+	m := map[string]any{"group": rs.Group}
+	if rs.NumGPUsAt != nil {
+		m["num_gpus"], m["num_gpus_path"] = rs.NumGPUs, rs.NumGPUsAt
+	}
+	if rs.ResourceAt != nil {
+		m["resource_gpu"], m["resource_gpu_path"] = rs.ResourceGPU, rs.ResourceAt
+	}
+	return m
 }
 
 func containerInput(c kube.Container) map[string]any {
@@ -102,6 +116,9 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	ps := make([]any, 0, len(pods))
 	for _, p := range pods {
 		pm := podInput(p)
+		if rs, ok := ray.GroupStart(s.value, p.Path); ok {
+			pm["ray"] = rayStartInput(rs)
+		}
 		if pl, ok := l.deps.Targets.gpu(p.Product); ok && p.Product != "" {
 			pm["product_gpu"] = pl.GPU.Name
 			if pl.MIGProfileName != "" && pl.MIG == nil {
@@ -133,7 +150,9 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	}
 	s.extra = map[string]any{"k8s": k8s}
 	l.embeddedConfigs(s)
-	return vs, fs
+	rs, rfs := l.rayEngineSubjects(s, pods, proj)
+	ks, kfs := l.kubeAISubjects(s, proj)
+	return append(append(vs, rs...), ks...), append(append(fs, rfs...), kfs...)
 }
 
 // podHints are what a pod's node selector and affinity say about its

@@ -22,7 +22,10 @@ const (
 	// arguments (TRL, alignment-handbook), axolotl, LLaMA-Factory,
 	// torchtune or gpt-neox.
 	KindFinetune Kind = "finetune"
-	KindUnknown  Kind = "unknown"
+	// KindHelm is the values file of an LLM serving Helm chart (vLLM
+	// production-stack: servingEngineSpec.modelSpec).
+	KindHelm    Kind = "helm"
+	KindUnknown Kind = "unknown"
 )
 
 // deepSpeedKeys are top-level keys only a DeepSpeed config has
@@ -193,6 +196,9 @@ func detectDoc(root *Node, strict bool) Kind {
 	}
 	if root.Get("mig-configs") != nil {
 		return KindMIG
+	}
+	if se := root.Get("servingEngineSpec"); se != nil && se.Kind == MapNode && se.Get("modelSpec") != nil {
+		return KindHelm
 	}
 	if v := root.Get("version"); v != nil && (hasAnyKey(root.Get("sharing"), devicePluginSharing) || hasAnyKey(root.Get("flags"), devicePluginFlags)) {
 		return KindMIG

@@ -21,6 +21,8 @@ func TestDetectNearMisses(t *testing.T) {
 		{"version and flags of another tool are not a device plugin", "version: 2\nflags:\n  verbose: true\nsharing:\n  enabled: true\n", KindUnknown},
 		{"device plugin config", "version: v1\nflags:\n  migStrategy: single\n", KindMIG},
 		{"device plugin sharing config", "version: v1\nsharing:\n  timeSlicing:\n    resources: []\n", KindMIG},
+		{"production-stack values", "servingEngineSpec:\n  modelSpec:\n  - name: m\n    modelURL: org/m\n", KindHelm},
+		{"another chart's servingEngineSpec without models", "servingEngineSpec:\n  enableEngine: false\n", KindUnknown},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

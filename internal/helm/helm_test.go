@@ -1,0 +1,38 @@
+package helm
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestProductionStack(t *testing.T) {
+	doc := map[string]any{"servingEngineSpec": map[string]any{"modelSpec": []any{
+		map[string]any{
+			"name": "m", "modelURL": "org/model", "requestGPU": int64(2),
+			"vllmConfig": map[string]any{"maxModelLen": int64(4096), "tensorParallelSize": "2", "enablePrefixCaching": true,
+				"extraArgs": []any{"--max-num-seqs", "8"}},
+			"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{}}},
+		},
+		map[string]any{"name": "mig", "modelURL": "org/small", "requestGPU": 1, "requestGPUType": "nvidia.com/mig-3g.40gb",
+			"vllmConfig": map[string]any{"pipelineParallelSize": 2}, "nodeName": "n1", "nodeSelectorTerms": []any{map[string]any{}}},
+		"not a map",
+	}}}
+	at := func(i int, tail ...any) []any { return append([]any{"servingEngineSpec", "modelSpec", i}, tail...) }
+	want := []ModelSpec{
+		{Path: at(0), Name: "m", Options: []Option{
+			{"model", "org/model", at(0, "modelURL")},
+			{"max-model-len", int64(4096), at(0, "vllmConfig", "maxModelLen")},
+			{"tensor-parallel-size", "2", at(0, "vllmConfig", "tensorParallelSize")},
+		}, ExtraArgs: at(0, "vllmConfig", "extraArgs"), GPUs: 2, GPUsAt: at(0, "requestGPU"), GPUType: "nvidia.com/gpu",
+			Terms: []any{map[string]any{"matchExpressions": []any{}}}, TermsAt: at(0, "nodeSelectorTerms")},
+		{Path: at(1), Name: "mig", Options: []Option{{"model", "org/small", at(1, "modelURL")}},
+			GPUs: 1, GPUsAt: at(1, "requestGPU"), GPUType: "nvidia.com/mig-3g.40gb", Unread: []string{"pipeline-parallel-size"}},
+	}
+	if diff := cmp.Diff(want, ProductionStack(doc)); diff != "" {
+		t.Errorf("ProductionStack (-want +got):\n%s", diff)
+	}
+	if got := ProductionStack(map[string]any{"replicaCount": 1}); got != nil {
+		t.Errorf("ProductionStack of other values = %v, want nil", got)
+	}
+}

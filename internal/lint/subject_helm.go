@@ -1,0 +1,73 @@
+package lint
+
+import (
+	"strings"
+
+	"github.com/gpulint/gpulint/internal/cmdline"
+	"github.com/gpulint/gpulint/internal/config"
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/helm"
+	"github.com/gpulint/gpulint/internal/kube"
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/source"
+)
+
+// helmSubjects derives one vLLM subject from each model a serving chart's
+// values deploy (helm.ProductionStack): the options the chart writes from
+// the model spec, then its extraArgs, which win; the GPU count is
+// requestGPU and the GPU what nodeSelectorTerms name. Each option is
+// located where the values file states it. No fix is offered: an edit
+// would have to know which of the two places the chart reads.
+func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []finding.Finding) {
+	root := s.file.Docs[s.doc].Root
+	var out []*subject
+	var fs []finding.Finding
+	for _, ms := range helm.ProductionStack(s.value) {
+		val := map[string]any{}
+		em := &embedded{keys: map[string]finding.Range{}, whole: s.locate(ms.Path)}
+		if n, _, matched := root.Lookup(ms.Path); n != nil && matched == len(ms.Path) && n.Kind == source.MapNode && len(n.Entries) > 0 {
+			em.whole = n.Entries[0].Key.Range(s.file.Path) // the spec's first key, not the whole block
+		}
+		for _, o := range ms.Options {
+			val[o.Name] = o.Value
+			em.keys[o.Name] = s.locate(o.Path)
+		}
+		var cmd *cmdline.Command
+		if ms.ExtraArgs != nil {
+			node, _, _ := root.Lookup(ms.ExtraArgs)
+			cmd = cmdline.ParseArgList(s.file.Path, argsOf(s.file, node), nil)
+			a := &argvSubject{file: s.file, cmd: cmd}
+			for k, v := range cmd.Config() {
+				val[k] = v
+				if r, ok := a.locate([]any{k}); ok {
+					em.keys[k] = r
+				}
+			}
+		}
+		vs := &subject{
+			kind:   string(source.KindVLLM),
+			file:   s.file,
+			doc:    s.doc,
+			root:   root,
+			prefix: clone(ms.Path),
+			value:  val,
+			embed:  em,
+		}
+		vs.work = normalize.VLLM(val)
+		h := targetHints{At: s.locate, Hints: kube.TermsHints(ms.Terms, ms.TermsAt)}
+		switch {
+		case ms.GPUType == "nvidia.com/gpu" && ms.GPUs > 0:
+			r := s.locate(ms.GPUsAt)
+			h.GPUs, h.GPUsRange = int(ms.GPUs), &r
+		case strings.HasPrefix(ms.GPUType, "nvidia.com/mig-"):
+			h.MIGProfile = strings.TrimPrefix(ms.GPUType, "nvidia.com/mig-")
+		}
+		vs.tgt = l.resolveTarget(s.file.Path, proj, vs.work, h)
+		if (cmd != nil && sizesUnknown(cmd)) || offloadsWeights(val) || len(ms.Unread) > 0 {
+			vs.tgt.Model = nil
+		}
+		fs = append(fs, l.schemaFindings(vs, "vllm")...)
+		out = append(out, vs)
+	}
+	return out, fs
+}
