@@ -16,6 +16,7 @@ const (
 	vllm23066 = "vllm-project/vllm#23066, \"fix: gptq marlin weight loading failure\" (vLLM 0.10.1.dev680+g79899b63f; TheBloke/Mixtral-8x7B-v0.1-GPTQ, quantization=gptq_marlin, tensor_parallel_size=2, max_seq_len=1024, dtype bfloat16; log: \"Using MacheteLinearKernel for GPTQMarlinLinearMethod\", \"Model loading took 11.0802 GiB\" on both ranks): https://github.com/vllm-project/vllm/pull/23066"
 	vllm4650  = "vllm-project/vllm#4650, \"Support Deepseek-V2\", comment of 2024-06-28 (vLLM v0.5.0.post1, `LLM(model=\"deepseek-ai/DeepSeek-V2-Lite\", trust_remote_code=True, max_model_len=32000)`, tensor_parallel_size 1, bfloat16; log: \"Loading model weights took 29.3010 GB\"): https://github.com/vllm-project/vllm/pull/4650"
 	oumi1223  = "oumi-ai/oumi#1223, \"[VLLM Engine] Enabling BitsAndBytes quantization\" (2025-01-24; vLLM V0 engine: meta-llama/Llama-3.2-1B-Instruct \"original model weights ... 2.3185 GB\"; unsloth/Llama-3.2-1B-Instruct-bnb-4bit with quantization and load_format bitsandbytes: \"Loading model weights took 0.9786 GB\"): https://github.com/oumi-ai/oumi/pull/1223"
+	vllm13882 = "vllm-project/vllm#13882, \"I want to be able to Qwen2.5-7B & RTX4060\" (vLLM V0 engine v0.7.3.dev233+gad5a35c2; model directory Qwen2.5-7B-Instruct-bnb-4bit, quantization and load_format bitsandbytes, dtype bfloat16, max_seq_len 4096; log: \"Loading model weights took 5.2032 GB\", \"total_gpu_memory (8.00GiB) x gpu_memory_utilization (0.70) = 5.60GiB\", \"the rest of the memory reserved for KV Cache is -1.05GiB\", # cuda blocks: 0): https://github.com/vllm-project/vllm/issues/13882"
 	vllm7320  = "vllm-project/vllm#7320, \"Add bitsandbytes fp4 support\" (2024-08-09; `LLM(model=\"PrunaAI/Einstein-v6.1-Llama3-8B-bnb-4bit-smashed\", enforce_eager=True, quantization=\"bitsandbytes\", load_format=\"bitsandbytes\", max_model_len=2048)`; log: \"Loading model weights took 5.6168 GB\"): https://github.com/vllm-project/vllm/pull/7320"
 
 	llmdBench = "llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md (commit 4f4d449): vLLM start-up logs on H100 80GB GPUs (79.18 GiB as torch reports), image vllm/vllm-openai:latest, `vllm serve <model> --tensor-parallel-size=<1|2> --gpu-memory-utilization=0.90 --max-model-len=16000 --block-size=128 --enable-prefix-caching`, \"Model loading took\" per rank: https://github.com/llm-d/llm-d-benchmark/blob/4f4d44943c39b76b28e30dfa1fb0dfaf1ee894b5/config_explorer/empirical-vllm-memory-results.md"
@@ -23,9 +24,10 @@ const (
 	mixtralGPTQ  = "TheBloke/Mixtral-8x7B-v0.1-GPTQ"
 	dsV2Lite     = "deepseek-ai/DeepSeek-V2-Lite"
 	llama32bnb   = "unsloth/Llama-3.2-1B-Instruct-bnb-4bit"
+	qwen25bnb    = "unsloth/Qwen2.5-7B-Instruct-bnb-4bit"
 	einsteinBnB  = "PrunaAI/Einstein-v6.1-Llama3-8B-bnb-4bit-smashed"
 	noGPUNote    = "the source does not name the GPU; the row assumes %s, which the weights do not depend on, so only the weights are compared and the verdict is the trivial one of a run that loaded"
-	bnbDQNote    = "vLLM dequantizes a double-quantized checkpoint's absmax back to fp32 while loading (vllm/model_executor/model_loader/bitsandbytes_loader.py _dequantize_dq: \"This comes at the cost of increased memory usage\"), so its 4-bit weights cost 4.5 bits each in vLLM whatever bnb_4bit_use_double_quant says, which the estimate's bitsandbytes format counts"
+	bnbDQNote    = "the estimate counts bitsandbytes 4-bit weights at 4.5 bits (fp32 absmax per 64), which is what current vLLM holds: since vllm-project/vllm#19742 (June 2025) it dequantizes a double-quantized checkpoint's absmax to fp32 while loading (vllm/model_executor/model_loader/bitsandbytes_loader.py _dequantize_dq, \"This comes at the cost of increased memory usage\"); the vLLM of this log predates that change and kept the double-quantized absmax (about 4.13 bits, --weights nf4-dq)"
 	llama33FP8   = "RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic stores the linear layers as per-channel fp8 (compressed-tensors) with a 16-bit embedding and lm_head, which is --weights fp8 on Llama-3.3-70B's architecture (the catalog's Llama-3.1-70B shape)"
 	llmdKVNote   = "the same log's \"Available KV cache memory\" is not a row: that vLLM build's profile peak (\"torch peak memory increase\" 4.84 GiB here, 4.76 GiB for Llama-3.1-8B) is about 2.8 GiB above the v0.19 peak the model follows (llm-d-planner logs), so the model would credit it with more KV cache than it allocated"
 	marlinGPTQNt = "GPTQ checkpoints run through gptq_marlin in vLLM; Marlin repacks qweight in place (same bytes) and keeps the per-channel scales (group_size -1) and the act-order g_idx with its sort indices (one int32 per input row), which are a negligible share"
@@ -50,11 +52,11 @@ func vllmQuantLogCases() []validationCase {
 		{id: "vllm-llama32-1b-bnb4-weights", source: oumi1223, setup: "Llama-3.2-1B-Instruct-bnb-4bit (nf4, double quantization), quantization and load_format bitsandbytes",
 			model: llama32bnb, gpu: "A100-80GB", metric: metricWeights, measured: gibf(0.9786), unit: "GiB", reported: "fits", maxErr: 5,
 			workload: tuner.Workload{Kind: tuner.Serve},
-			note:     fmt.Sprintf(noGPUNote, "an A100-80GB") + "; " + bnbDQNote + "; the tied 16-bit embedding (0.49 GiB) is half of the total"},
+			note:     fmt.Sprintf(noGPUNote, "an A100-80GB") + "; the tied 16-bit embedding (0.49 GiB) is half of the total; the estimate is 2.1% high, and 2.2% low with --weights nf4-dq: " + bnbDQNote},
 		{id: "vllm-einstein-8b-bnb-fp4-weights", source: vllm7320, setup: "Einstein-v6.1-Llama3-8B bitsandbytes fp4, max_model_len 2048, enforce_eager",
 			model: einsteinBnB, gpu: "A100-80GB", metric: metricWeights, measured: gibf(5.6168), unit: "GiB", reported: "fits", maxErr: 5,
 			workload: tuner.Workload{Kind: tuner.Serve, MaxModelLen: 2048, EnforceEager: true},
-			note:     fmt.Sprintf(noGPUNote, "an A100-80GB") + "; the checkpoint's config.json could not be read: its architecture is Einstein-v6.1-Llama3-8B's (Llama-3-8B, 128,260-token vocabulary) and its quantization the fp4 the PR states; whether it is double-quantized is unknown and does not matter, because " + bnbDQNote + "; the log continues to \"# GPU blocks: 6598\" on an unnamed GPU, not a row"},
+			note:     fmt.Sprintf(noGPUNote, "an A100-80GB") + "; the checkpoint's config.json could not be read: its architecture is Einstein-v6.1-Llama3-8B's (Llama-3-8B, 128,260-token vocabulary) and its quantization the fp4 the PR states; whether it is double-quantized is unknown: the logged figure matches 4.5 bits, i.e. a checkpoint without double quantization, because " + bnbDQNote + "; the log continues to \"# GPU blocks: 6598\" on an unnamed GPU, not a row"},
 
 		{id: "vllm-llama33-70b-fp8-tp2-weights", source: llmdBench, setup: "Llama-3.3-70B-Instruct-FP8-dynamic, tensor parallel 2, max_model_len 16000",
 			model: "meta-llama/Llama-3.3-70B-Instruct", gpu: "H100-80GB", metric: metricWeights, measured: gibf(33.88), unit: "GiB", reported: "fits", maxErr: 5,
@@ -76,5 +78,9 @@ func vllmQuantLogCases() []validationCase {
 			model: gptOSS120b, gpu: "H100-80GB", metric: metricWeights, measured: gibf(64.38), unit: "GiB", reported: "fits", maxErr: 5,
 			workload: tuner.Workload{Kind: tuner.Serve, MaxModelLen: 16000},
 			note:     "over-predicts by 2.3% for the reason the 20b row gives (vllm-project/vllm#23278 logged 65.97 GiB for the same checkpoint on v0.10.1, which the padded estimate matches); the server started with 3.33 GiB of KV cache, the estimate leaves 1.99 GiB, enough for one 16000-token request, so the verdicts agree"},
+		{id: "vllm-qwen25-7b-bnb4-4060-refused", source: vllm13882, setup: "Qwen2.5-7B-Instruct-bnb-4bit (nf4, double quantization) on an 8 GiB RTX 4060, gpu_memory_utilization 0.70, max_model_len 4096, vLLM 0.7.3 (V0)",
+			model: qwen25bnb, gpu: "RTX 4060 (8.00 GiB)", gpuMemory: "8.00GiB", metric: metricWeights, measured: gibf(5.2032), unit: "GiB", reported: "refused", maxErr: 6,
+			workload: tuner.Workload{Kind: tuner.Serve, GPUMemoryUtilization: 0.7, MaxModelLen: 4096, MaxNumBatchedTokens: 4096},
+			note:     "the GPU is not in the catalog: the row uses the 8.00 GiB the log reports; the checkpoint is assumed to be unsloth's (the log names only the directory Qwen2.5-7B-Instruct-bnb-4bit), and max_num_batched_tokens 4096 is V0's default without chunked prefill (max(max_model_len, 2048)), not stated; over-predicts by 4.7% (5.45 GiB; 5.17 GiB with --weights nf4-dq): " + bnbDQNote + "; vLLM had -1.05 GiB left for the KV cache, the estimate none, so both refuse"},
 	}
 }

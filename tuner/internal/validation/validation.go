@@ -77,6 +77,7 @@ var configDirs = map[string]string{
 	mixtralGPTQ:                      "testdata/Mixtral-8x7B-v0.1-GPTQ",
 	dsV2Lite:                         "testdata/DeepSeek-V2-Lite",
 	llama32bnb:                       "testdata/Llama-3.2-1B-Instruct-bnb-4bit",
+	qwen25bnb:                        "testdata/Qwen2.5-7B-Instruct-bnb-4bit",
 	einsteinBnB:                      "testdata/Einstein-v6.1-Llama3-8B-bnb-4bit-smashed",
 }
 
