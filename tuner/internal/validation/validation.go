@@ -78,6 +78,7 @@ var configDirs = map[string]string{
 	dsV2Lite:                         "testdata/DeepSeek-V2-Lite",
 	llama32bnb:                       "testdata/Llama-3.2-1B-Instruct-bnb-4bit",
 	qwen25bnb:                        "testdata/Qwen2.5-7B-Instruct-bnb-4bit",
+	dsCoderAWQ:                       "testdata/DeepSeek-Coder-V2-Lite-Instruct-AWQ",
 	einsteinBnB:                      "testdata/Einstein-v6.1-Llama3-8B-bnb-4bit-smashed",
 }
 
