@@ -79,6 +79,7 @@ var configDirs = map[string]string{
 	llama32bnb:                       "testdata/Llama-3.2-1B-Instruct-bnb-4bit",
 	qwen25bnb:                        "testdata/Qwen2.5-7B-Instruct-bnb-4bit",
 	dsCoderAWQ:                       "testdata/DeepSeek-Coder-V2-Lite-Instruct-AWQ",
+	mixtralAWQ:                       "testdata/Mixtral-8x7B-Instruct-v0.1-AWQ",
 	einsteinBnB:                      "testdata/Einstein-v6.1-Llama3-8B-bnb-4bit-smashed",
 }
 
