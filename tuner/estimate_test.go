@@ -269,9 +269,11 @@ func TestServeKVCache(t *testing.T) {
 	if e.PerGPU.KVCache != s.NumBlocks*16*131072 || e.PerGPU.KVCache > s.KVCacheBytes {
 		t.Errorf("allocated KV %d vs blocks %d, available %d", e.PerGPU.KVCache, s.NumBlocks, s.KVCacheBytes)
 	}
-	// TP 2 halves weights and KV heads per GPU and adds communication buffers.
+	// TP 2 halves weights and KV heads per GPU and adds communication
+	// buffers; every rank keeps the whole rotary cos/sin table.
 	e2 := estimate(t, m, h100, Workload{Kind: Serve, MaxModelLen: 8192, TensorParallel: 2})
-	if e2.Serve.KVBytesPerToken != 65536 || e2.PerGPU.Weights != e.PerGPU.Weights/2 {
+	rope := int64(131072 * 128 * 2)
+	if e2.Serve.KVBytesPerToken != 65536 || e2.PerGPU.Weights != (e.PerGPU.Weights-rope)/2+rope {
 		t.Errorf("tp=2: %d B/token, weights %d (tp=1 %d)", e2.Serve.KVBytesPerToken, e2.PerGPU.Weights, e.PerGPU.Weights)
 	}
 	// fp8 KV doubles the tokens.

@@ -120,7 +120,7 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	// PP; the replicated norms are a few MB, and uneven PP splits of layers
 	// are ignored.
 	shard := int64(r.modelShard)
-	weights := weightBytes(m, f)/shard + marlinMXFP4Padding(m, f, t, r.TensorParallel)
+	weights := weightBytes(m, f)/shard + marlinMXFP4Padding(m, f, t, r.TensorParallel) + vllmRopeCacheBytes(m, f)
 	// The profile run's peak is the larger of the forward pass over
 	// max_num_batched_tokens and the dummy sampler run; V1 frees the forward
 	// intermediates before sampling.
@@ -206,6 +206,32 @@ func marlinMXFP4Padding(m *Model, f weightFormat, t Target, tp int) int64 {
 		mats = 3
 	}
 	return int64(float64(int64(m.moeLayers())*int64(e.Experts)*mats*grow) * f.linearBytes)
+}
+
+// vllmRopeCacheBytes is the rotary cos/sin table vLLM registers as a
+// buffer when it builds the model: RotaryEmbedding.__init__ computes
+// [max_position_embeddings, rotary_dim] (cos and sin halves) and casts it
+// to the model dtype (vllm-project/vllm
+// vllm/model_executor/layers/rotary_embedding/base.py @04458da;
+// DeepseekScalingRotaryEmbedding covers original_max_position × factor
+// rows, which DeepSeek configs give as max_position_embeddings). get_rope
+// shares one instance among the layers, every tensor-parallel rank holds
+// it whole, and "Model loading took" counts it with the weights: 32 MiB
+// for Llama-3.1's 131072 positions × 128. Models with learned positions
+// have none; a second rope setup (Gemma's local layers) is not counted.
+func vllmRopeCacheBytes(m *Model, f weightFormat) int64 {
+	if m.Positions == "learned" || m.Encoder {
+		return 0
+	}
+	dim := int64(m.HeadDim)
+	if m.MLA != nil {
+		dim = int64(m.MLA.QKRopeDim)
+	}
+	b := int64(2)
+	if f.name == "fp32" {
+		b = 4
+	}
+	return int64(m.MaxPositions) * dim * b
 }
 
 // formatGiB prints bytes as GiB with two decimals.

@@ -74,6 +74,13 @@ var configDirs = map[string]string{
 	gptOSS20b:                        "testdata/gpt-oss-20b",
 	qwen3x30b:                        "testdata/Qwen3-30B-A3B",
 	qwen3x235b:                       "testdata/Qwen3-235B-A22B-Instruct-2507-FP8",
+	mixtralGPTQ:                      "testdata/Mixtral-8x7B-v0.1-GPTQ",
+	dsV2Lite:                         "testdata/DeepSeek-V2-Lite",
+	llama32bnb:                       "testdata/Llama-3.2-1B-Instruct-bnb-4bit",
+	qwen25bnb:                        "testdata/Qwen2.5-7B-Instruct-bnb-4bit",
+	dsCoderAWQ:                       "testdata/DeepSeek-Coder-V2-Lite-Instruct-AWQ",
+	mixtralAWQ:                       "testdata/Mixtral-8x7B-Instruct-v0.1-AWQ",
+	einsteinBnB:                      "testdata/Einstein-v6.1-Llama3-8B-bnb-4bit-smashed",
 }
 
 // pkgDir is this package's directory from the repository root, for the
@@ -246,6 +253,7 @@ func allCases() []validationCase {
 		validationCases(),
 		vllmMoEQuantCases(),
 		maxLenCases(),
+		vllmQuantLogCases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
