@@ -163,3 +163,33 @@ func TestFusedLoss(t *testing.T) {
 		t.Error("Granite (whose patch keeps the logits) or an unknown model: loss fused")
 	}
 }
+
+// Each family's own Liger switch reaches the fused loss: LLaMA-Factory's
+// enable_liger_kernel in the stages that keep Liger's defaults (sft, the
+// default, and pt; not the preference stages, which need the logits),
+// and axolotl's liger_fused_linear_cross_entropy under its Liger plugin.
+func TestFusedLossOfEachFamily(t *testing.T) {
+	const lmf = "model_name_or_path: m\nfinetuning_type: full\nbf16: true\nenable_liger_kernel: true\n"
+	const axo = "base_model: m\nbf16: true\n"
+	const plugin = "plugins:\n  - axolotl.integrations.liger.LigerPlugin\n"
+	tests := []struct {
+		name, recipe string
+		fused        bool
+	}{
+		{"LLaMA-Factory sft by default", lmf, true},
+		{"LLaMA-Factory pt", lmf + "stage: pt\n", true},
+		{"LLaMA-Factory dpo keeps the logits", lmf + "stage: dpo\n", false},
+		{"LLaMA-Factory without Liger", "model_name_or_path: m\nfinetuning_type: full\nbf16: true\n", false},
+		{"LLaMA-Factory's key in a Trainer recipe", "model_name_or_path: m\nbf16: true\nenable_liger_kernel: true\n", false},
+		{"axolotl plugin with the fused loss", axo + plugin + "liger_fused_linear_cross_entropy: true\n", true},
+		{"axolotl plugin with the plain Liger cross-entropy", axo + plugin + "liger_cross_entropy: true\nliger_rms_norm: true\n", false},
+		{"axolotl fused loss without the plugin", axo + "liger_fused_linear_cross_entropy: true\n", false},
+		{"axolotl's Trainer switch is not read", axo + "use_liger_kernel: true\n", false},
+	}
+	qwen := &tuner.Model{ModelType: "qwen2"}
+	for _, tt := range tests {
+		if got := recipe.FusedLoss(recipeWorkload(t, tt.recipe), qwen); got != tt.fused {
+			t.Errorf("%s: fused loss %v, want %v", tt.name, got, tt.fused)
+		}
+	}
+}
