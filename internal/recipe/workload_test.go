@@ -193,3 +193,31 @@ func TestFusedLossOfEachFamily(t *testing.T) {
 		}
 	}
 }
+
+// A recipe's FSDP version reaches the memory model's sharding: Trainer
+// fsdp_config's fsdp_version or version (transformers strips the fsdp_
+// prefix), axolotl's top-level fsdp_version; under FSDP2 the recipe's
+// reshard_after_forward false is SHARD_GRAD_OP. Unstated, it stays FSDP1.
+func TestFSDPVersionOfRecipe(t *testing.T) {
+	const sft = "model_name_or_path: m\nbf16: true\nper_device_train_batch_size: 1\nfsdp: full_shard auto_wrap\n"
+	const axo = "base_model: m\nbf16: true\nfsdp_config:\n  offload_params: false\n"
+	tests := []struct {
+		name, recipe string
+		sharding     tuner.Sharding
+		stage        int
+	}{
+		{"Trainer without a version", sft, tuner.FSDP1, 3},
+		{"Trainer fsdp_config.fsdp_version 2", sft + "fsdp_config:\n  fsdp_version: 2\n", tuner.FSDP2, 3},
+		{"Trainer fsdp_config.version 2", sft + "fsdp_config:\n  version: 2\n", tuner.FSDP2, 3},
+		{"Trainer FSDP2 without resharding", sft + "fsdp_config:\n  version: 2\n  reshard_after_forward: false\n", tuner.FSDP2, 2},
+		{"Trainer FSDP1 strategy in reshard_after_forward", sft + "fsdp_config:\n  fsdp_reshard_after_forward: SHARD_GRAD_OP\n", tuner.FSDP1, 2},
+		{"axolotl top-level fsdp_version 2", axo + "fsdp_version: 2\n", tuner.FSDP2, 3},
+		{"axolotl version 2 inside fsdp_config", "base_model: m\nbf16: true\nfsdp_config:\n  fsdp_version: 2\n  reshard_after_forward: false\nfsdp: [full_shard]\n", tuner.FSDP2, 2},
+	}
+	for _, tt := range tests {
+		tw, ok := recipe.Workload(recipeWorkload(t, tt.recipe), 8)
+		if !ok || tw.Sharding != tt.sharding || tw.ZeroStage != tt.stage {
+			t.Errorf("%s: %s stage %d (ok %v), want %s stage %d", tt.name, tw.Sharding, tw.ZeroStage, ok, tt.sharding, tt.stage)
+		}
+	}
+}
