@@ -2,11 +2,13 @@ package lint
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/internal/rules"
 	"github.com/gpulint/gpulint/tuner"
 )
@@ -57,7 +59,7 @@ func (s *subject) inputs() map[string]finding.Input {
 	switch {
 	case t.GPUs > 0 && t.GPUsAt != nil && s.launcher != nil:
 		r := s.launcher.locate(t.GPUsAt.path)
-		out["gpus"] = finding.Input{Name: "gpus", Value: fmt.Sprint(t.GPUs), Source: finding.SourceFile, Range: &r}
+		out["gpus"] = finding.Input{Name: "gpus", Value: fmt.Sprint(t.GPUs) + s.launchedSharding(), Source: finding.SourceFile, Range: &r}
 	case t.GPUs > 0 && t.GPUsFrom == "config":
 		fromFile("gpus", t.GPUs, "parallel.world_size")
 	case t.GPUs > 0:
@@ -100,6 +102,28 @@ func (s *subject) inputs() map[string]finding.Input {
 	}
 	s.evidence = out
 	return out
+}
+
+// launchedSharding names, after a recipe's GPU count, the sharding the
+// Accelerate config its launch passes gives it and where that config
+// states it: "" when the recipe states its own or the launch passes none.
+func (s *subject) launchedSharding() string {
+	t, w := s.tgt, s.work
+	if !isFinetune(w) || t.Launched == nil || recipe.StatedSharding(w).Scheme != "" || recipe.DeepSpeedPath(w) != "" {
+		return ""
+	}
+	at, ok := launchedShardingAt(t.Launched)
+	if !ok {
+		return ""
+	}
+	where := fmt.Sprintf("%s:%d", filepath.Base(at.File), at.Start.Line)
+	if sh := recipe.StatedSharding(t.Launched.work); sh.Scheme != "" {
+		return fmt.Sprintf(", sharded by %s (%s)", sh, where)
+	}
+	if d, _ := t.Launched.work.Get("distributed_type"); strings.EqualFold(fmt.Sprint(d), "MULTI_GPU") {
+		return fmt.Sprintf(", unsharded data parallel (%s)", where)
+	}
+	return ""
 }
 
 // trainingInputs adds what a training run's memory and precision rest on:

@@ -35,6 +35,17 @@ func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
 // The recipe's DeepSpeed config or FSDP keys win; a recipe that names a
 // DeepSpeed config gpulint could not read stays unknown.
 func WorkloadAssuming(w *normalize.Workload, gpus int, assumed Sharding) (tuner.Workload, bool) {
+	return WorkloadLaunched(w, gpus, nil, assumed)
+}
+
+// WorkloadLaunched is WorkloadAssuming for a recipe whose launch passes an
+// Accelerate config (launched, its workload; nil when none): where the
+// recipe states no sharding of its own, the config's DeepSpeed stage and
+// offload, its FSDP strategy, version and offload, or its plain
+// data-parallel MULTI_GPU are the run's (accelerate launch hands them to
+// the Trainer through the environment; accelerate.md). The recipe's own
+// keys win over the launch, and the launch over the comment.
+func WorkloadLaunched(w *normalize.Workload, gpus int, launched *normalize.Workload, assumed Sharding) (tuner.Workload, bool) {
 	get := func(f string) any { v, _ := w.Get(f); return v }
 	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
 	str := func(f string) string { return value.String(get(f)) }
@@ -65,20 +76,31 @@ func WorkloadAssuming(w *normalize.Workload, gpus int, assumed Sharding) (tuner.
 		return tw, false // activations in host memory: no regime for that
 	}
 	_, hasDS := w.Get("deepspeed_config_file")
-	sharded := false
-	if s, ok := get("zero.stage").(int64); ok {
-		tw.ZeroStage = int(s)
-		tw.OffloadOptimizer = tuner.Device(cmp.Or(str("zero.offload_optimizer"), "none"))
-		tw.OffloadParam = tuner.Device(cmp.Or(str("zero.offload_param"), "none"))
+	sharded, unsharded := false, false
+	if zeroOf(w, &tw) {
 		sharded = true
 	} else if w.ApplyFSDP(&tw) {
 		// FSDP FULL_SHARD partitions like ZeRO-3, SHARD_GRAD_OP like ZeRO-2
 		// (normalize.Workload.ApplyFSDP); the planner speaks FSDP's names.
 		sharded = true
-	} else if !hasDS && assumed.apply(&tw) {
+	} else if !hasDS && launched != nil {
+		dist, _ := launched.Get("distributed_type")
+		switch d := strings.ToUpper(value.String(dist)); {
+		case zeroOf(launched, &tw) || launched.ApplyFSDP(&tw):
+			sharded = true
+		case launched.Paths["deepspeed_config_file"] != nil:
+			// DeepSpeed from a file the Accelerate config names: its
+			// stage is not read here.
+			hasDS = true
+		case d == "MULTI_GPU":
+			unsharded = true // plain data parallelism: DDP
+		}
+	}
+	if !sharded && !unsharded && !hasDS && assumed.apply(&tw) {
 		sharded = true
 	}
 	switch {
+	case unsharded:
 	case hasDS && !sharded:
 		// The recipe names a DeepSpeed config that was not found: its ZeRO
 		// stage is unknown.
@@ -142,6 +164,23 @@ func WorkloadAssuming(w *normalize.Workload, gpus int, assumed Sharding) (tuner.
 		}
 	}
 	return tw, true
+}
+
+// zeroOf sets the ZeRO stage and offload a workload states (a recipe's
+// merged DeepSpeed config, an Accelerate config's deepspeed_config).
+func zeroOf(w *normalize.Workload, tw *tuner.Workload) bool {
+	s, ok := w.Model["zero"].(map[string]any)
+	if !ok {
+		return false
+	}
+	stage, ok := s["stage"].(int64)
+	if !ok {
+		return false
+	}
+	tw.ZeroStage = int(stage)
+	tw.OffloadOptimizer = tuner.Device(cmp.Or(value.String(s["offload_optimizer"]), "none"))
+	tw.OffloadParam = tuner.Device(cmp.Or(value.String(s["offload_param"]), "none"))
+	return true
 }
 
 // apply sets a named sharding on a workload: ZeRO at its stage, or FSDP
