@@ -59,7 +59,7 @@ func (s *subject) inputs() map[string]finding.Input {
 	switch {
 	case t.GPUs > 0 && t.GPUsAt != nil && s.launcher != nil:
 		r := s.launcher.locate(t.GPUsAt.path)
-		out["gpus"] = finding.Input{Name: "gpus", Value: fmt.Sprint(t.GPUs) + s.launchedSharding(), Source: finding.SourceFile, Range: &r}
+		out["gpus"] = finding.Input{Name: "gpus", Value: fmt.Sprint(t.GPUs) + s.launchNote(), Source: finding.SourceFile, Range: &r}
 	case t.GPUs > 0 && t.GPUsFrom == "config":
 		fromFile("gpus", t.GPUs, "parallel.world_size")
 	case t.GPUs > 0:
@@ -104,26 +104,29 @@ func (s *subject) inputs() map[string]finding.Input {
 	return out
 }
 
-// launchedSharding names, after a recipe's GPU count, the sharding the
-// Accelerate config its launch passes gives it and where that config
-// states it: "" when the recipe states its own or the launch passes none.
-func (s *subject) launchedSharding() string {
+// launchNote names, after a recipe's GPU count, what the Accelerate
+// config its launch passes gives it and where that config states it: the
+// sharding where the recipe states none, the mixed precision where its
+// own flags enable none; "" when the launch passes no config.
+func (s *subject) launchNote() string {
 	t, w := s.tgt, s.work
-	if !isFinetune(w) || t.Launched == nil || recipe.StatedSharding(w).Scheme != "" || recipe.DeepSpeedPath(w) != "" {
+	if !isFinetune(w) || t.Launched == nil {
 		return ""
 	}
-	at, ok := launchedShardingAt(t.Launched)
-	if !ok {
-		return ""
+	out := ""
+	if at, ok := launchedShardingAt(t.Launched); ok && recipe.StatedSharding(w).Scheme == "" && recipe.DeepSpeedPath(w) == "" {
+		where := fmt.Sprintf("%s:%d", filepath.Base(at.File), at.Start.Line)
+		if sh := recipe.StatedSharding(t.Launched.work); sh.Scheme != "" {
+			out = fmt.Sprintf(", sharded by %s (%s)", sh, where)
+		} else if d, _ := t.Launched.work.Get("distributed_type"); strings.EqualFold(fmt.Sprint(d), "MULTI_GPU") {
+			out = fmt.Sprintf(", unsharded data parallel (%s)", where)
+		}
 	}
-	where := fmt.Sprintf("%s:%d", filepath.Base(at.File), at.Start.Line)
-	if sh := recipe.StatedSharding(t.Launched.work); sh.Scheme != "" {
-		return fmt.Sprintf(", sharded by %s (%s)", sh, where)
+	if at := s.launchPrecision; at.File != "" {
+		p, _ := w.Get("precision")
+		out += fmt.Sprintf(", %v mixed precision (%s:%d)", p, filepath.Base(at.File), at.Start.Line)
 	}
-	if d, _ := t.Launched.work.Get("distributed_type"); strings.EqualFold(fmt.Sprint(d), "MULTI_GPU") {
-		return fmt.Sprintf(", unsharded data parallel (%s)", where)
-	}
-	return ""
+	return out
 }
 
 // trainingInputs adds what a training run's memory and precision rest on:

@@ -13,6 +13,7 @@ import (
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/internal/source"
 )
 
@@ -468,6 +469,9 @@ func (l *Linter) linkLaunch(s *subject, h *targetHints) {
 	}
 	if lk.accelerate != nil && s.kind == string(source.KindFinetune) {
 		h.Launched = lk.accelerate
+		if recipe.MergeLaunchPrecision(s.work, lk.accelerate.work) != "" {
+			s.launchPrecision = lk.accelerate.locate(lk.accelerate.work.Paths["precision"])
+		}
 	}
 	s.linked = lk.relative
 	if h.GPUs == 0 {

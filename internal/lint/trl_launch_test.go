@@ -173,3 +173,40 @@ func TestTRLCLIProcessCount(t *testing.T) {
 	}
 	t.Errorf("no TARGET001 for the comment's 8 GPUs against trl's --num_processes 4: %v", fr.Findings)
 }
+
+// A recipe that enables neither bf16 nor fp16 trains in the mixed
+// precision of the Accelerate config its launch passes: no FP32 advice,
+// and the evidence says where the precision is written. Without the
+// launch the advice stands.
+func TestTRLRecipeTakesTheLaunchPrecision(t *testing.T) {
+	noFlags := strings.NewReplacer("bf16: true\n", "", "torch_dtype: bfloat16\n", "").Replace(sftRecipe(h100s, "32768", "16"))
+	files := map[string]string{
+		"recipes/accelerate_configs/zero3.yaml": accZero3,
+		recipeFile:                              noFlags,
+		"scripts/train.sh":                      "accelerate launch --config_file recipes/accelerate_configs/zero3.yaml src/open_r1/sft.py --config " + recipeFile + "\n",
+	}
+	fr := lintTree(t, lint.Options{}, files, recipeFile)
+	seen := false
+	for _, f := range fr.Findings {
+		if f.Rule == "GPU001" {
+			t.Errorf("FP32 advice on a recipe its launch runs in bf16: %s", f.Message)
+		}
+		if in, ok := evidenceOf(f, "gpus"); ok && f.Rule == "GPU004" {
+			seen = true
+			if want := "8, sharded by DeepSpeed ZeRO-3 (zero3.yaml:6), bf16 mixed precision (zero3.yaml:8)"; in.Value != want {
+				t.Errorf("gpus evidence %q, want %q", in.Value, want)
+			}
+		}
+	}
+	if !seen {
+		t.Errorf("no GPU004 with gpus evidence for micro batch 16 at 32768 tokens: %v", fr.Findings)
+	}
+	alone := lintTree(t, lint.Options{}, map[string]string{recipeFile: noFlags}, recipeFile)
+	found := false
+	for _, f := range alone.Findings {
+		found = found || f.Rule == "GPU001"
+	}
+	if !found {
+		t.Errorf("no FP32 advice on the recipe without its launch: %v", alone.Findings)
+	}
+}

@@ -166,6 +166,27 @@ func WorkloadLaunched(w *normalize.Workload, gpus int, launched *normalize.Workl
 	return tw, true
 }
 
+// MergeLaunchPrecision gives a Hugging Face Trainer recipe that enables
+// neither bf16 nor fp16 the mixed precision of the Accelerate config its
+// launch passes (launched): accelerate launch exports it as
+// ACCELERATE_MIXED_PRECISION (huggingface/accelerate 16cb6eb
+// src/accelerate/utils/launch.py) and TrainingArguments starts from that
+// variable, overriding it only with its own fp16 or bf16
+// (huggingface/transformers src/transformers/training_args.py:
+// mixed_precision = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")).
+// The field keeps its place in the recipe, where a fix would write it.
+// It returns the precision taken, "" when none.
+func MergeLaunchPrecision(w, launched *normalize.Workload) string {
+	r, _ := w.Get("recipe")
+	own, _ := w.Get("precision")
+	lp, _ := launched.Get("precision")
+	if !normalize.HFTrainerFamily(value.String(r)) || own != "fp32" || (lp != "bf16" && lp != "fp16") {
+		return ""
+	}
+	w.Model["precision"] = lp
+	return lp.(string)
+}
+
 // zeroOf sets the ZeRO stage and offload a workload states (a recipe's
 // merged DeepSpeed config, an Accelerate config's deepspeed_config).
 func zeroOf(w *normalize.Workload, tw *tuner.Workload) bool {

@@ -221,3 +221,31 @@ func TestFSDPVersionOfRecipe(t *testing.T) {
 		}
 	}
 }
+
+// A Trainer-family recipe that enables neither bf16 nor fp16 trains in
+// the mixed precision its launch's Accelerate config exports; its own
+// flag, or a tool that does not build TrainingArguments, keeps its own.
+func TestMergeLaunchPrecision(t *testing.T) {
+	launched := func(mp string) *normalize.Workload {
+		return normalize.Accelerate(map[string]any{"distributed_type": "MULTI_GPU", "mixed_precision": mp, "num_processes": int64(8)})
+	}
+	tests := []struct {
+		name, recipe, launch, want string
+	}{
+		{"no flags: the launch's bf16", "model_name_or_path: m\n", "bf16", "bf16"},
+		{"bf16 false only leaves the launch's value", "model_name_or_path: m\nbf16: false\n", "fp16", "fp16"},
+		{"the recipe's own fp16 wins", "model_name_or_path: m\nfp16: true\n", "bf16", ""},
+		{"a launch without mixed precision", "model_name_or_path: m\n", "no", ""},
+		{"LLaMA-Factory builds TrainingArguments too", "model_name_or_path: m\nfinetuning_type: lora\n", "bf16", "bf16"},
+		{"torchtune has its own dtype", "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\ndtype: fp32\n", "bf16", ""},
+	}
+	for _, tt := range tests {
+		w := recipeWorkload(t, tt.recipe)
+		before, _ := w.Get("precision")
+		got := recipe.MergeLaunchPrecision(w, launched(tt.launch))
+		after, _ := w.Get("precision")
+		if got != tt.want || (tt.want != "" && after != tt.want) || (tt.want == "" && after != before) {
+			t.Errorf("%s: took %q, precision %v -> %v; want %q", tt.name, got, before, after, tt.want)
+		}
+	}
+}
