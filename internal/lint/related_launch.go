@@ -347,6 +347,13 @@ func (l *Linter) launchAccelerate(lk *launchLink, root string) {
 	acc := &relatedDoc{relatedSource: relatedSource{path: p, file: f}, value: value, work: normalize.Accelerate(value)}
 	lk.accelerate = acc
 	lk.relative = append(lk.relative, acc.relatedSource)
+	if ds := l.launchDeepSpeed(acc, lk.by.path, root); ds != nil {
+		// The config's deepspeed_config_file: DeepSpeedPlugin opens it as
+		// written, from the directory accelerate launch runs in (the
+		// script's, or one above it); its ZeRO settings are the run's.
+		recipe.MergeDeepSpeed(acc.work, ds.work)
+		lk.relative = append(lk.relative, ds.relatedSource)
+	}
 	if _, set := lk.launch.Opts[cmdline.OptNumProcesses]; set || lk.gpus > 0 {
 		return
 	}
@@ -356,6 +363,33 @@ func (l *Linter) launchAccelerate(lk *launchLink, root string) {
 			lk.gpusMsg = fmt.Sprintf("num_processes %d in the Accelerate config the launch passes", n)
 		}
 	}
+}
+
+// launchDeepSpeed reads the DeepSpeed config an Accelerate config names
+// in deepspeed_config_file, resolved as a launch's paths are; nil when it
+// names none or the file is not in the repository or not a DeepSpeed
+// config.
+func (l *Linter) launchDeepSpeed(acc *relatedDoc, from, root string) *relatedDoc {
+	v, _ := acc.work.Get("deepspeed_config_file")
+	written, _ := v.(string)
+	p := existing(written, from, root)
+	if p == "" {
+		return nil
+	}
+	lim, _ := l.limits(nil)
+	data, err := readLimited(p, min(lim.MaxBytes, 1<<20))
+	if err != nil {
+		return nil
+	}
+	f, err := source.Parse(p, data, lim)
+	if err != nil || len(f.Docs) == 0 || f.Docs[0].Root == nil || source.Detect(f) != source.KindDeepSpeed {
+		return nil
+	}
+	value, err := f.Docs[0].Root.ToValue(lim.MaxNodes)
+	if err != nil {
+		return nil
+	}
+	return &relatedDoc{relatedSource: relatedSource{path: p, file: f}, value: value, work: normalize.DeepSpeed(value)}
 }
 
 // existing returns the file a launch's written path names, tried as

@@ -37,6 +37,11 @@ func TestTRLRecipeSizedByItsLaunch(t *testing.T) {
 			"recipes/accelerate_configs/zero3.yaml": accZero3,
 			"recipes/accelerate_configs/ddp.yaml":   accDDP,
 			"recipes/accelerate_configs/fsdp2.yaml": accFSDP2,
+			"recipes/accelerate_configs/ds_file.yaml": "distributed_type: DEEPSPEED\ndeepspeed_config:\n" +
+				"  deepspeed_config_file: recipes/accelerate_configs/ds_z3.json\n  zero3_init_flag: true\nnum_machines: 1\nnum_processes: 8\n",
+			"recipes/accelerate_configs/ds_gone.yaml": "distributed_type: DEEPSPEED\ndeepspeed_config:\n" +
+				"  deepspeed_config_file: recipes/accelerate_configs/missing.json\nnum_machines: 1\nnum_processes: 8\n",
+			"recipes/accelerate_configs/ds_z3.json": `{"train_micro_batch_size_per_gpu": "auto", "bf16": {"enabled": "auto"}, "zero_optimization": {"stage": 3}}` + "\n",
 			recipeFile:                              sftRecipe(h100s, "4096", "1"),
 			"scripts/train.sh":                      script,
 		}
@@ -66,6 +71,8 @@ func TestTRLRecipeSizedByItsLaunch(t *testing.T) {
 		{name: "an unassigned variable is never guessed",
 			script: "accelerate launch --config_file $ACCELERATOR src/open_r1/sft.py --config " + recipeFile + "\n", fits: ""},
 		{name: "FSDP2 full shard", script: strings.Replace(launch, "%s", "fsdp2.yaml", 1), fits: "yes"},
+		{name: "ZeRO-3 from the DeepSpeed file the Accelerate config names", script: strings.Replace(launch, "%s", "ds_file.yaml", 1), fits: "yes"},
+		{name: "a DeepSpeed file that is not there leaves the stage unknown", script: strings.Replace(launch, "%s", "ds_gone.yaml", 1), fits: ""},
 		{name: "plain DDP: a 7B full fine-tune does not fit", script: strings.Replace(launch, "%s", "ddp.yaml", 1), fits: "no"},
 		{name: "the trl CLI", script: "trl sft --config " + recipeFile + " --accelerate_config recipes/accelerate_configs/zero3.yaml\n", fits: "yes"},
 		{name: "TrlParser does not read --config=PATH",
