@@ -75,7 +75,11 @@ type launchLink struct {
 	// (accelerate launch --config_file, trl --accelerate_config), read
 	// and normalized; nil when it names none or it could not be read.
 	accelerate *relatedDoc
-	relative   []relatedSource
+	// deepspeed is the DeepSpeed config the launch passes (the script's
+	// --deepspeed, accelerate's --deepspeed_config_file), read; nil when
+	// it names none or it could not be read.
+	deepspeed *relatedDoc
+	relative  []relatedSource
 }
 
 // rootFor returns the lint root above path.
@@ -308,8 +312,9 @@ func (l *Linter) launchLinkFor(path string, scriptConfig bool) *launchLink {
 				pod = podRunning(edges, e.src.path, root)
 			}
 			lk := linkOf(e, pod)
-			if opt != cmdline.OptConfigFile {
+			if opt == cmdline.OptRecipe || opt == cmdline.OptScriptConfig {
 				l.launchAccelerate(lk, root)
+				l.launchDeepSpeedFlag(lk, root)
 			}
 			return lk
 		}
@@ -365,6 +370,21 @@ func (l *Linter) launchAccelerate(lk *launchLink, root string) {
 	}
 }
 
+// launchDeepSpeedFlag reads the DeepSpeed config a recipe's launch
+// passes on its command line: TrainingArguments' --deepspeed (a command
+// line value overrides the recipe's, TrlParser), or accelerate launch's
+// --deepspeed_config_file.
+func (l *Linter) launchDeepSpeedFlag(lk *launchLink, root string) {
+	o, ok := lk.launch.Opts[cmdline.OptDeepSpeed]
+	if !ok || !o.Known {
+		return
+	}
+	if ds := l.readDeepSpeed(existing(o.Value, lk.by.path, root)); ds != nil {
+		lk.deepspeed = ds
+		lk.relative = append(lk.relative, ds.relatedSource)
+	}
+}
+
 // launchDeepSpeed reads the DeepSpeed config an Accelerate config names
 // in deepspeed_config_file, resolved as a launch's paths are; nil when it
 // names none or the file is not in the repository or not a DeepSpeed
@@ -372,7 +392,12 @@ func (l *Linter) launchAccelerate(lk *launchLink, root string) {
 func (l *Linter) launchDeepSpeed(acc *relatedDoc, from, root string) *relatedDoc {
 	v, _ := acc.work.Get("deepspeed_config_file")
 	written, _ := v.(string)
-	p := existing(written, from, root)
+	return l.readDeepSpeed(existing(written, from, root))
+}
+
+// readDeepSpeed reads and normalizes the DeepSpeed config at p; nil when p
+// is empty or the file is not one.
+func (l *Linter) readDeepSpeed(p string) *relatedDoc {
 	if p == "" {
 		return nil
 	}
@@ -506,6 +531,11 @@ func (l *Linter) linkLaunch(s *subject, h *targetHints) {
 		if recipe.MergeLaunchPrecision(s.work, lk.accelerate.work) != "" {
 			s.launchPrecision = lk.accelerate.locate(lk.accelerate.work.Paths["precision"])
 		}
+	}
+	if lk.deepspeed != nil && s.kind == string(source.KindFinetune) {
+		// The DeepSpeed config on the command line shards the run,
+		// whatever the Accelerate config says.
+		h.Launched = lk.deepspeed
 	}
 	s.linked = lk.relative
 	if h.GPUs == 0 {

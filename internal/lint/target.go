@@ -53,9 +53,10 @@ type Target struct {
 	// it states none: assumed inputs, taken only for what nothing else
 	// states (the GPU, and the world size with its sharding).
 	Comment *commentTarget
-	// Launched is the Accelerate config the launch of a recipe passes
-	// (accelerate launch --config_file, trl --accelerate_config): its
-	// sharding is the recipe's where the recipe states none.
+	// Launched is the config the launch of a recipe passes: the DeepSpeed
+	// config on its command line, else its Accelerate config (accelerate
+	// launch --config_file, trl --accelerate_config); its sharding is the
+	// recipe's where the recipe states none.
 	Launched *relatedDoc
 }
 
@@ -120,7 +121,8 @@ type targetHints struct {
 	ProductAt, ModelAt *finding.Range
 	// Comment is the hardware statement of a recipe's leading comment.
 	Comment *commentTarget
-	// Launched is the Accelerate config a recipe's launch passes.
+	// Launched is the DeepSpeed or Accelerate config a recipe's launch
+	// passes.
 	Launched *relatedDoc
 }
 
@@ -507,6 +509,9 @@ func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget)
 	}
 	if lw := t.launchedWork(); own.Scheme == "" && recipe.DeepSpeedPath(w) == "" && lw != nil {
 		own, by = recipe.StatedSharding(lw), "the Accelerate config the launch passes"
+		if k, _ := lw.Get("kind"); k == "deepspeed" {
+			by = "the DeepSpeed config the launch passes"
+		}
 	}
 	switch {
 	case own.Scheme == "" && recipe.DeepSpeedPath(w) == "":

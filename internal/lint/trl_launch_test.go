@@ -73,6 +73,10 @@ func TestTRLRecipeSizedByItsLaunch(t *testing.T) {
 		{name: "FSDP2 full shard", script: strings.Replace(launch, "%s", "fsdp2.yaml", 1), fits: "yes"},
 		{name: "ZeRO-3 from the DeepSpeed file the Accelerate config names", script: strings.Replace(launch, "%s", "ds_file.yaml", 1), fits: "yes"},
 		{name: "a DeepSpeed file that is not there leaves the stage unknown", script: strings.Replace(launch, "%s", "ds_gone.yaml", 1), fits: ""},
+		{name: "the deepspeed launcher with the Trainer's --deepspeed",
+			script: "deepspeed --num_gpus 8 src/open_r1/sft.py --config " + recipeFile + " --deepspeed recipes/accelerate_configs/ds_z3.json\n", fits: "yes"},
+		{name: "the deepspeed launcher without a DeepSpeed config shards nothing it states",
+			script: "deepspeed --num_gpus 8 src/open_r1/sft.py --config " + recipeFile + "\n", fits: ""},
 		{name: "plain DDP: a 7B full fine-tune does not fit", script: strings.Replace(launch, "%s", "ddp.yaml", 1), fits: "no"},
 		{name: "the trl CLI", script: "trl sft --config " + recipeFile + " --accelerate_config recipes/accelerate_configs/zero3.yaml\n", fits: "yes"},
 		{name: "TrlParser does not read --config=PATH",
@@ -216,4 +220,28 @@ func TestTRLRecipeTakesTheLaunchPrecision(t *testing.T) {
 	if !found {
 		t.Errorf("no FP32 advice on the recipe without its launch: %v", alone.Findings)
 	}
+}
+
+// The DeepSpeed config on a launch's command line shards the recipe, and
+// the evidence points at the launcher's process count and names the
+// config's stage.
+func TestTRLRecipeDeepSpeedOnTheCommandLine(t *testing.T) {
+	files := map[string]string{
+		"configs/ds_z3.json": "{\n  \"bf16\": {\"enabled\": \"auto\"},\n  \"zero_optimization\": {\n    \"stage\": 3\n  }\n}\n",
+		recipeFile:           sftRecipe(h100s, "32768", "16"),
+		"scripts/train.sh":   "deepspeed --num_gpus 8 src/open_r1/sft.py --config " + recipeFile + " --deepspeed configs/ds_z3.json\n",
+	}
+	fr := lintTree(t, lint.Options{}, files, recipeFile)
+	for _, f := range fr.Findings {
+		if in, ok := evidenceOf(f, "gpus"); ok && f.Rule == "GPU004" {
+			if want := "8, sharded by DeepSpeed ZeRO-3 (ds_z3.json:4)"; in.Value != want {
+				t.Errorf("gpus evidence %q, want %q", in.Value, want)
+			}
+			if in.Range == nil || filepath.Base(in.Range.File) != "train.sh" {
+				t.Errorf("gpus evidence range %+v, want the script's --num_gpus", in.Range)
+			}
+			return
+		}
+	}
+	t.Errorf("no GPU004 with gpus evidence: %v", fr.Findings)
 }
