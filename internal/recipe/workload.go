@@ -38,13 +38,17 @@ func WorkloadAssuming(w *normalize.Workload, gpus int, assumed Sharding) (tuner.
 	return WorkloadLaunched(w, gpus, nil, assumed)
 }
 
-// WorkloadLaunched is WorkloadAssuming for a recipe whose launch passes an
-// Accelerate config (launched, its workload; nil when none): where the
-// recipe states no sharding of its own, the config's DeepSpeed stage and
-// offload, its FSDP strategy, version and offload, or its plain
-// data-parallel MULTI_GPU are the run's (accelerate launch hands them to
-// the Trainer through the environment; accelerate.md). The recipe's own
-// keys win over the launch, and the launch over the comment.
+// WorkloadLaunched is WorkloadAssuming for a recipe whose launch passes a
+// config (launched, its workload; nil when none): a DeepSpeed config on
+// the command line, or an Accelerate config, whose DeepSpeed stage and
+// offload, FSDP strategy, version and offload, or plain data-parallel
+// MULTI_GPU accelerate launch exports to the training process
+// (ACCELERATE_USE_DEEPSPEED, ACCELERATE_DEEPSPEED_ZERO_STAGE,
+// ACCELERATE_USE_FSDP, FSDP_VERSION, ...: huggingface/accelerate 16cb6eb
+// src/accelerate/utils/launch.py), where the Trainer's Accelerator picks
+// them up (src/accelerate/accelerator.py). Where the recipe states no
+// sharding of its own, the launch's is the run's: the recipe's own keys
+// win over the launch, and the launch over the comment.
 func WorkloadLaunched(w *normalize.Workload, gpus int, launched *normalize.Workload, assumed Sharding) (tuner.Workload, bool) {
 	get := func(f string) any { v, _ := w.Get(f); return v }
 	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
@@ -89,8 +93,8 @@ func WorkloadLaunched(w *normalize.Workload, gpus int, launched *normalize.Workl
 		case zeroOf(launched, &tw) || launched.ApplyFSDP(&tw):
 			sharded = true
 		case launched.Paths["deepspeed_config_file"] != nil:
-			// DeepSpeed from a file the Accelerate config names: its
-			// stage is not read here.
+			// DeepSpeed from a file the Accelerate config names that
+			// could not be read: its stage is unknown.
 			hasDS = true
 		case d == "MULTI_GPU":
 			unsharded = true // plain data parallelism: DDP
