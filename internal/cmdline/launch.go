@@ -69,6 +69,12 @@ type TrainLaunch struct {
 	Tool string
 	Span Span
 	Opts map[string]LaunchOpt
+	// ScriptFlags are the options given to the training script itself
+	// (after the Python script of accelerate launch, torchrun, deepspeed
+	// or python, or any option of the trl CLI), by name with dashes as
+	// underscores, each with its span: a Trainer script's parser lets
+	// them override the recipe's values.
+	ScriptFlags map[string]Span
 }
 
 // LaunchOpt is one value a launcher sets.
@@ -329,6 +335,12 @@ func (c *Command) launch(ws []item, vars map[string]string) *TrainLaunch {
 		}
 		name, inline, hasInline := strings.Cut(t[2:], "=")
 		key := strings.ReplaceAll(name, "-", "_")
+		if f, own := launchFlags[key]; inScript || tool == "trl" && !(own && slices.Contains(f.tools, "trl")) {
+			if l.ScriptFlags == nil {
+				l.ScriptFlags = map[string]Span{}
+			}
+			l.ScriptFlags[key] = c.itemSpan(ws[i])
+		}
 		if key == "bf16" || key == "fp16" {
 			// Trainer booleans: --bf16, --bf16 True, --bf16=false.
 			on, first, last := true, ws[i], ws[i]

@@ -146,3 +146,23 @@ func TestLaunchesInContainer(t *testing.T) {
 		t.Errorf("argv torchrun: got %+v", ls)
 	}
 }
+
+// The options after a launched Python script, and every option of the trl
+// CLI, are the script's own; the launcher's before the script are not.
+func TestScriptFlags(t *testing.T) {
+	script := "accelerate launch --num_processes 8 --config_file acc.yaml sft.py --config r.yaml --max-length 4096 --bf16\n" +
+		"trl sft --config r.yaml --per_device_train_batch_size=2\n"
+	var got [][]string
+	for _, l := range LaunchesInScript("run.sh", script) {
+		var names []string
+		for k, sp := range l.ScriptFlags {
+			names = append(names, k+"@"+script[sp.Start:sp.End])
+		}
+		sort.Strings(names)
+		got = append(got, names)
+	}
+	want := [][]string{{"bf16@--bf16", "max_length@--max-length"}, {"per_device_train_batch_size@--per_device_train_batch_size=2"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}

@@ -3,8 +3,10 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -306,6 +308,12 @@ func (l *Linter) launchLinkFor(path string, scriptConfig bool) *launchLink {
 			o, ok := e.launch.Opts[opt]
 			if !ok || !o.Known || !names(o.Value, e.src.path, root, abs) || (opt == cmdline.OptScriptConfig && !scriptConfig) {
 				continue
+			}
+			if scriptConfig && len(recipe.OverriddenOnCommandLine(slices.Collect(maps.Keys(e.launch.ScriptFlags)))) > 0 {
+				// The command line replaces recipe values the memory model
+				// reads: the recipe as written is not what this launch
+				// runs, so the launch sizes nothing.
+				return nil
 			}
 			pod := e.pod
 			if pod == nil {

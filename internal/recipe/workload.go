@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/normalize"
@@ -189,6 +190,33 @@ func MergeLaunchPrecision(w, launched *normalize.Workload) string {
 	}
 	w.Model["precision"] = lp
 	return lp.(string)
+}
+
+// trainerSizingArgs are the Trainer and TRL arguments the memory model
+// reads from a Trainer recipe (normalize's hfRecipe, hfPrecision, hfAdapter
+// and hfFSDP): a value given on the command line for one of them replaces
+// the recipe's (TrlParser: "Command line arguments can override values set
+// by the config file", huggingface/trl f2cd577 trl/scripts/utils.py).
+var trainerSizingArgs = map[string]bool{
+	"model_name_or_path": true, "torch_dtype": true, "dtype": true, "bf16": true, "fp16": true,
+	"per_device_train_batch_size": true, "max_length": true, "max_seq_length": true, "model_max_length": true,
+	"packing": true, "gradient_checkpointing": true, "use_liger_kernel": true, "optim": true,
+	"fsdp": true, "fsdp_config": true, "use_peft": true, "lora_r": true, "lora_target_modules": true,
+	"load_in_4bit": true, "load_in_8bit": true,
+}
+
+// OverriddenOnCommandLine lists, sorted, the arguments a Trainer script's
+// command line gives that replace what the memory model reads from its
+// recipe; the recipe as written is then not what runs.
+func OverriddenOnCommandLine(flags []string) []string {
+	var out []string
+	for _, f := range flags {
+		if trainerSizingArgs[f] {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // zeroOf sets the ZeRO stage and offload a workload states (a recipe's
