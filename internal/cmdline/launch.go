@@ -29,6 +29,18 @@ import (
 //   - axolotl (`axolotl train CFG`, `-m axolotl.cli.train CFG`),
 //     LLaMA-Factory (`llamafactory-cli train CFG`, alias `lmf`) and
 //     torchtune (`tune run RECIPE --config CFG`) take the recipe file.
+//   - TRL scripts parse with TrlParser, which takes a YAML recipe as
+//     `--config PATH` (two words; huggingface/trl f2cd577
+//     trl/scripts/utils.py TrlParser.parse_args_and_config:
+//     args.index("--config")). The script is run by accelerate launch,
+//     torchrun, deepspeed or python (open-r1: `accelerate launch
+//     --config_file ACC src/open_r1/sft.py --config RECIPE`); a --config
+//     after the script is the script's (OptScriptConfig), and whether the
+//     file is a recipe is for its content to say. The `trl` CLI
+//     (`trl sft|dpo|grpo|kto|reward|rloo`, trl/cli/commands/__init__.py)
+//     parses the same --config and hands --accelerate_config PATH (as
+//     --config_file), --num_processes and --num_machines to accelerate
+//     launch (trl/cli/commands/training.py, cli/accelerate_config.py).
 
 // Launch option names, the keys of TrainLaunch.Opts.
 const (
@@ -41,6 +53,9 @@ const (
 	OptPrecision    = "mixed_precision"
 	OptRecipe       = "recipe" // a fine-tuning recipe file
 	OptScript       = "script" // a shell script the command runs
+	// OptScriptConfig is a --config given to the Python script a
+	// launcher runs: a TRL-style recipe, if its content says so.
+	OptScriptConfig = "script_config"
 	// OptHostfile is the deepspeed launcher's --hostfile: the nodes and
 	// their slots are in that file, not on the command line.
 	OptHostfile = "hostfile"
@@ -54,6 +69,12 @@ type TrainLaunch struct {
 	Tool string
 	Span Span
 	Opts map[string]LaunchOpt
+	// ScriptFlags are the options given to the training script itself
+	// (after the Python script of accelerate launch, torchrun, deepspeed
+	// or python, or any option of the trl CLI), by name with dashes as
+	// underscores, each with its span: a Trainer script's parser lets
+	// them override the recipe's values.
+	ScriptFlags map[string]Span
 }
 
 // LaunchOpt is one value a launcher sets.
@@ -81,16 +102,25 @@ var launchFlags = map[string]launchFlag{
 	"nnodes":                {OptNodes, []string{"torchrun"}},
 	"num_nodes":             {OptNodes, []string{"deepspeed"}},
 	"hostfile":              {OptHostfile, []string{"deepspeed"}},
-	"num_machines":          {OptNodes, []string{"accelerate"}},
-	"num_processes":         {OptNumProcesses, []string{"accelerate"}},
+	"num_machines":          {OptNodes, []string{"accelerate", "trl"}},
+	"num_processes":         {OptNumProcesses, []string{"accelerate", "trl"}},
 	"config_file":           {OptConfigFile, []string{"accelerate"}},
+	"accelerate_config":     {OptConfigFile, []string{"trl"}},
 	"deepspeed_config_file": {OptDeepSpeed, []string{"accelerate"}},
 	"deepspeed_config":      {OptDeepSpeed, nil},
 	"deepspeed":             {OptDeepSpeed, nil},
 	"model_name_or_path":    {OptModel, nil},
 	"mixed_precision":       {OptPrecision, []string{"accelerate"}},
-	"config":                {OptRecipe, []string{"tune"}},
+	"config":                {OptRecipe, []string{"tune", "trl"}},
 }
+
+// trlCommands are the training commands of the trl CLI (huggingface/trl
+// f2cd577 trl/cli/commands/__init__.py TrainingCommand).
+var trlCommands = map[string]bool{"dpo": true, "grpo": true, "kto": true, "reward": true, "rloo": true, "sft": true}
+
+// scriptTools are the launchers that run a Python script whose own
+// options follow it.
+var scriptTools = map[string]bool{"accelerate": true, "torchrun": true, "deepspeed": true, "python": true}
 
 // LaunchesInScript finds the launchers of a shell script file; spans are
 // offsets in script.
@@ -159,15 +189,21 @@ var varRef = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}$` + "`" + `]*))?\})$`)
 })
 
+var varRefIn = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}$` + "`" + `]*))?\})`)
+})
+
 // expandVar expands a word that is a literal or exactly one variable
-// reference ($X, ${X}, ${X:-default}) from vars; anything else is unknown.
+// reference ($X, ${X}, ${X:-default}) from vars, or a word that joins
+// literal text with references ($X.yaml, configs/${ACC}.yaml) each of
+// which the script assigned literally; anything else is unknown.
 func expandVar(s string, vars map[string]string) (string, bool) {
 	if !strings.ContainsAny(s, "$`") {
 		return s, true
 	}
 	m := varRef().FindStringSubmatch(s)
 	if m == nil {
-		return "", false
+		return expandWord(s, vars)
 	}
 	name := m[1] + m[2]
 	if v, ok := vars[name]; ok {
@@ -177,6 +213,24 @@ func expandVar(s string, vars map[string]string) (string, bool) {
 		return m[3], m[3] != ""
 	}
 	return "", false
+}
+
+// expandWord expands the references inside a word, only from variables
+// the script assigned: a default or the environment is not guessed, and
+// a word with anything else a shell expands ($1, $(...), backquotes) is
+// unknown.
+func expandWord(s string, vars map[string]string) (string, bool) {
+	known := true
+	out := varRefIn().ReplaceAllStringFunc(s, func(ref string) string {
+		m := varRefIn().FindStringSubmatch(ref)
+		v, ok := vars[m[1]+m[2]]
+		known = known && ok
+		return v
+	})
+	if !known || strings.ContainsAny(out, "$`") {
+		return "", false
+	}
+	return out, true
 }
 
 var scriptName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\.(sh|bash)$`) })
@@ -201,6 +255,8 @@ func (c *Command) launch(ws []item, vars map[string]string) *TrainLaunch {
 		tool, rest = "llamafactory-cli", 2
 	case base == "tune" && len(ws) > 1 && ws[1].text == "run":
 		tool, rest = "tune", 2
+	case base == "trl" && len(ws) > 1 && trlCommands[ws[1].text]:
+		tool, rest = "trl", 2
 	case shellNames[base] && len(ws) > 1 && scriptName().MatchString(ws[1].text):
 		tool, rest = "sh", 1
 	case scriptName().MatchString(ws[0].text) && (strings.HasPrefix(ws[0].text, "./") || strings.Contains(ws[0].text, "/")):
@@ -232,8 +288,30 @@ func (c *Command) launch(ws []item, vars map[string]string) *TrainLaunch {
 		return it.text, true
 	}
 	positional := 0
+	// inScript is true past the Python script (or -m module) a launcher
+	// runs: the options there are the script's.
+	inScript := false
 	for i := rest; i < len(ws); i++ {
 		t := ws[i].text
+		if scriptTools[tool] && !inScript && (strings.HasSuffix(t, ".py") && !strings.HasPrefix(t, "-") || t == "-m") {
+			inScript = true
+			if t == "-m" {
+				i++ // the module
+			}
+			if t == "-m" && i+1 < len(ws) && strings.HasPrefix(ws[i].text, "axolotl.cli.train") {
+				v, known := value(ws[i+1])
+				set(OptRecipe, ws[i+1], ws[i+1], v, known)
+				i++
+			}
+			continue
+		}
+		if inScript && t == "--config" && i+1 < len(ws) && !strings.HasPrefix(ws[i+1].text, "-") {
+			// TrlParser's --config PATH (a --config=PATH is not its form).
+			v, known := value(ws[i+1])
+			set(OptScriptConfig, ws[i], ws[i+1], v, known)
+			i++
+			continue
+		}
 		if !strings.HasPrefix(t, "--") || len(t) < 3 {
 			// The first positional names the recipe (axolotl,
 			// llamafactory-cli), the script (sh) or, after
@@ -257,6 +335,12 @@ func (c *Command) launch(ws []item, vars map[string]string) *TrainLaunch {
 		}
 		name, inline, hasInline := strings.Cut(t[2:], "=")
 		key := strings.ReplaceAll(name, "-", "_")
+		if f, own := launchFlags[key]; inScript || tool == "trl" && !(own && slices.Contains(f.tools, "trl")) {
+			if l.ScriptFlags == nil {
+				l.ScriptFlags = map[string]Span{}
+			}
+			l.ScriptFlags[key] = c.itemSpan(ws[i])
+		}
 		if key == "bf16" || key == "fp16" {
 			// Trainer booleans: --bf16, --bf16 True, --bf16=false.
 			on, first, last := true, ws[i], ws[i]

@@ -80,9 +80,42 @@ func TestLaunchesInScript(t *testing.T) {
 			want:   []string{`torchrun mixed_precision=fp16@"--fp16" nproc_per_node=2@"--nproc_per_node 2"`},
 		},
 		{
-			name:   "flags of another tool are not taken",
+			name:   "flags of another tool are not taken; the script's --config is the script's",
 			script: "python train.py --num_gpus 8 --config x.yaml\necho torchrun\n",
-			want:   nil,
+			want:   []string{`python script_config=x.yaml@"--config x.yaml"`},
+		},
+		{
+			name: "TRL script under accelerate launch (open-r1's README form)",
+			script: "ACCELERATE_LOG_LEVEL=info accelerate launch --config_file recipes/accelerate_configs/zero3.yaml \\\n" +
+				"  src/open_r1/sft.py --config recipes/OpenR1-Distill-7B/sft/config_distill.yaml --max_length 4096\n",
+			want: []string{`accelerate config_file=recipes/accelerate_configs/zero3.yaml@"--config_file recipes/accelerate_configs/zero3.yaml" ` +
+				`script_config=recipes/OpenR1-Distill-7B/sft/config_distill.yaml@"--config recipes/OpenR1-Distill-7B/sft/config_distill.yaml"`},
+		},
+		{
+			name:   "torchrun and python -m run a module; --config after it",
+			script: "torchrun --nproc_per_node 4 -m my.train --config sft.yaml\npython -m trl.scripts.sft --config dpo.yaml\n",
+			want: []string{`torchrun nproc_per_node=4@"--nproc_per_node 4" script_config=sft.yaml@"--config sft.yaml"`,
+				`python script_config=dpo.yaml@"--config dpo.yaml"`},
+		},
+		{
+			name: "variables: a literal assignment resolves, anything else is unknown",
+			script: "ACC=recipes/zero3.yaml\nCONFIG=$1\naccelerate launch --config_file $ACC train.py --config ${CONFIG}\n" +
+				"accelerate launch --config_file ${ACCELERATOR} train.py --config recipes/sft.yaml\n" +
+				"NAME=zero2\naccelerate launch --config_file configs/${NAME}.yaml train.py --config recipes/$NAME-$RUN.yaml\n",
+			want: []string{`accelerate config_file=recipes/zero3.yaml@"--config_file $ACC" script_config=?@"--config ${CONFIG}"`,
+				`accelerate config_file=?@"--config_file ${ACCELERATOR}" script_config=recipes/sft.yaml@"--config recipes/sft.yaml"`,
+				`accelerate config_file=configs/zero2.yaml@"--config_file configs/${NAME}.yaml" script_config=?@"--config recipes/$NAME-$RUN.yaml"`},
+		},
+		{
+			name:   "TrlParser takes --config PATH only; accelerate's own flags before the script are not the script's",
+			script: "python train.py --config=a.yaml\naccelerate launch --config b.yaml train.py --bf16\n",
+			want:   []string{`accelerate mixed_precision=bf16@"--bf16"`},
+		},
+		{
+			name: "the trl CLI: recipe, Accelerate config, process count",
+			script: "trl sft --config recipes/sft.yaml --accelerate_config configs/fsdp2.yaml --num_processes 4\n" +
+				"trl vllm-serve --model Qwen/Qwen2.5-7B\n",
+			want: []string{`trl config_file=configs/fsdp2.yaml@"--accelerate_config configs/fsdp2.yaml" num_processes=4@"--num_processes 4" recipe=recipes/sft.yaml@"--config recipes/sft.yaml"`},
 		},
 	}
 	for _, tc := range tests {
@@ -111,5 +144,25 @@ func TestLaunchesInContainer(t *testing.T) {
 	argv := Container{File: "job.yaml", Command: []Arg{{Text: "torchrun"}, {Text: "--nproc_per_node=4"}, {Text: "train.py"}}}
 	if ls := LaunchesInContainer(argv); len(ls) != 1 || ls[0].Opts[OptNprocPerNode].Value != "4" {
 		t.Errorf("argv torchrun: got %+v", ls)
+	}
+}
+
+// The options after a launched Python script, and every option of the trl
+// CLI, are the script's own; the launcher's before the script are not.
+func TestScriptFlags(t *testing.T) {
+	script := "accelerate launch --num_processes 8 --config_file acc.yaml sft.py --config r.yaml --max-length 4096 --bf16\n" +
+		"trl sft --config r.yaml --per_device_train_batch_size=2\n"
+	var got [][]string
+	for _, l := range LaunchesInScript("run.sh", script) {
+		var names []string
+		for k, sp := range l.ScriptFlags {
+			names = append(names, k+"@"+script[sp.Start:sp.End])
+		}
+		sort.Strings(names)
+		got = append(got, names)
+	}
+	want := [][]string{{"bf16@--bf16", "max_length@--max-length"}, {"per_device_train_batch_size@--per_device_train_batch_size=2"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
 	}
 }

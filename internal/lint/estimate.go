@@ -76,7 +76,7 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 		if gpus == 0 {
 			gpus = t.Comment.gpusTaken()
 		}
-		tw, ok = recipe.WorkloadAssuming(w, gpus, t.Comment.shardingTaken())
+		tw, ok = recipe.WorkloadLaunched(w, gpus, t.launchedWork(), t.Comment.shardingTaken())
 		if recipe.FusedLoss(w, t.Model) {
 			tw.Loss = tuner.FusedLoss
 		}

@@ -3,11 +3,13 @@ package lint
 import (
 	"cmp"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/internal/rules"
 	"github.com/gpulint/gpulint/tuner"
 )
@@ -61,7 +63,7 @@ func (s *subject) inputs() map[string]finding.Input {
 	switch {
 	case t.GPUs > 0 && t.GPUsAt != nil && s.launcher != nil:
 		r := s.launcher.locate(t.GPUsAt.path)
-		out["gpus"] = finding.Input{Name: "gpus", Value: fmt.Sprint(t.GPUs), Source: finding.SourceFile, Range: &r}
+		out["gpus"] = finding.Input{Name: "gpus", Value: fmt.Sprint(t.GPUs) + s.launchNote(), Source: finding.SourceFile, Range: &r}
 	case t.GPUs > 0 && t.GPUsFrom == "config":
 		fromFile("gpus", t.GPUs, "parallel.world_size")
 	case t.GPUs > 0:
@@ -128,6 +130,31 @@ func (s *subject) inputs() map[string]finding.Input {
 		}
 	}
 	s.evidence = out
+	return out
+}
+
+// launchNote names, after a recipe's GPU count, what the Accelerate
+// config its launch passes gives it and where that config states it: the
+// sharding where the recipe states none, the mixed precision where its
+// own flags enable none; "" when the launch passes no config.
+func (s *subject) launchNote() string {
+	t, w := s.tgt, s.work
+	if !isFinetune(w) || t.Launched == nil {
+		return ""
+	}
+	out := ""
+	if at, ok := launchedShardingAt(t.Launched); ok && recipe.StatedSharding(w).Scheme == "" && recipe.DeepSpeedPath(w) == "" {
+		where := fmt.Sprintf("%s:%d", filepath.Base(at.File), at.Start.Line)
+		if sh := recipe.StatedSharding(t.Launched.work); sh.Scheme != "" {
+			out = fmt.Sprintf(", sharded by %s (%s)", sh, where)
+		} else if d, _ := t.Launched.work.Get("distributed_type"); strings.EqualFold(fmt.Sprint(d), "MULTI_GPU") {
+			out = fmt.Sprintf(", unsharded data parallel (%s)", where)
+		}
+	}
+	if at := s.launchPrecision; at.File != "" {
+		p, _ := w.Get("precision")
+		out += fmt.Sprintf(", %v mixed precision (%s:%d)", p, filepath.Base(at.File), at.Start.Line)
+	}
 	return out
 }
 

@@ -3,8 +3,10 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,6 +14,8 @@ import (
 	"github.com/gpulint/gpulint/internal/cmdline"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kube"
+	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/internal/source"
 )
 
@@ -56,16 +60,28 @@ type podGPU struct {
 // launchLink is what the launch graph says about one config file, each
 // value with its location.
 type launchLink struct {
-	by       relatedSource // the script or manifest holding the launch
-	launch   *cmdline.TrainLaunch
-	pod      *podGPU
-	gpus     int // the world size the launch gives
-	gpusAt   finding.Range
-	gpusMsg  string
-	model    string
-	modelAt  finding.Range
-	perNode  bool // gpus counts one node's GPUs (a pod's limit)
-	relative []relatedSource
+	by      relatedSource // the script or manifest holding the launch
+	launch  *cmdline.TrainLaunch
+	pod     *podGPU
+	gpus    int // the world size the launch gives
+	gpusAt  finding.Range
+	gpusMsg string
+	model   string
+	modelAt finding.Range
+	perNode bool // gpus counts one node's GPUs (a pod's limit)
+	// gpusIn is the file gpusAt points into when it is not the launching
+	// script or manifest: the Accelerate config whose num_processes gave
+	// the world size.
+	gpusIn *relatedSource
+	// accelerate is the Accelerate config the launch passes
+	// (accelerate launch --config_file, trl --accelerate_config), read
+	// and normalized; nil when it names none or it could not be read.
+	accelerate *relatedDoc
+	// deepspeed is the DeepSpeed config the launch passes (the script's
+	// --deepspeed, accelerate's --deepspeed_config_file), read; nil when
+	// it names none or it could not be read.
+	deepspeed *relatedDoc
+	relative  []relatedSource
 }
 
 // rootFor returns the lint root above path.
@@ -160,7 +176,8 @@ func (l *Linter) scanLaunchDir(dir string) []launchEdge {
 
 // launcherWords are the cheap content check before a file is parsed.
 var launcherWords = [][]byte{[]byte("torchrun"), []byte("deepspeed"), []byte("accelerate"), []byte("axolotl"),
-	[]byte("llamafactory-cli"), []byte("tune run"), []byte(".sh"), []byte("torch.distributed"), []byte("--model_name_or_path")}
+	[]byte("llamafactory-cli"), []byte("tune run"), []byte(".sh"), []byte("torch.distributed"), []byte("--model_name_or_path"),
+	[]byte("trl "), []byte("--config")}
 
 func mentionsLauncher(data []byte) bool {
 	for _, w := range launcherWords {
@@ -265,12 +282,14 @@ func names(written, from, root, target string) bool {
 }
 
 // configOpts are the launch options that name a config file.
-var configOpts = []string{cmdline.OptDeepSpeed, cmdline.OptConfigFile, cmdline.OptRecipe}
+var configOpts = []string{cmdline.OptDeepSpeed, cmdline.OptConfigFile, cmdline.OptRecipe, cmdline.OptScriptConfig}
 
 // launchLinkFor finds the launch that names the config at path and reads
 // what it and the pod that runs it say. The first launch in path order
-// wins; nil when none names it.
-func (l *Linter) launchLinkFor(path string) *launchLink {
+// wins; nil when none names it. A --config given to a launched Python
+// script links only where scriptConfig says the file is what such a
+// script reads (a Trainer recipe, by its content).
+func (l *Linter) launchLinkFor(path string, scriptConfig bool) *launchLink {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil
@@ -287,17 +306,156 @@ func (l *Linter) launchLinkFor(path string) *launchLink {
 	for _, e := range edges {
 		for _, opt := range configOpts {
 			o, ok := e.launch.Opts[opt]
-			if !ok || !o.Known || !names(o.Value, e.src.path, root, abs) {
+			if !ok || !o.Known || !names(o.Value, e.src.path, root, abs) || (opt == cmdline.OptScriptConfig && !scriptConfig) {
 				continue
+			}
+			if scriptConfig && len(recipe.OverriddenOnCommandLine(slices.Collect(maps.Keys(e.launch.ScriptFlags)))) > 0 {
+				// The command line replaces recipe values the memory model
+				// reads: the recipe as written is not what this launch
+				// runs, so the launch sizes nothing.
+				return nil
 			}
 			pod := e.pod
 			if pod == nil {
 				pod = podRunning(edges, e.src.path, root)
 			}
-			return linkOf(e, pod)
+			lk := linkOf(e, pod)
+			if opt == cmdline.OptRecipe || opt == cmdline.OptScriptConfig {
+				l.launchAccelerate(lk, root)
+				l.launchDeepSpeedFlag(lk, root)
+			}
+			return lk
 		}
 	}
 	return nil
+}
+
+// launchAccelerate reads the Accelerate config a launch passes
+// (accelerate launch --config_file, trl --accelerate_config) when it lies
+// in the repository: the world size its num_processes gives where the
+// command line gives none (a --num_processes flag overrides the file,
+// accelerate launch.py), and the config itself for the recipe's sharding.
+func (l *Linter) launchAccelerate(lk *launchLink, root string) {
+	o, ok := lk.launch.Opts[cmdline.OptConfigFile]
+	if !ok || !o.Known || (lk.launch.Tool != "accelerate" && lk.launch.Tool != "trl") {
+		return
+	}
+	p := existing(o.Value, lk.by.path, root)
+	if p == "" {
+		return
+	}
+	lim, _ := l.limits(nil)
+	data, err := readLimited(p, min(lim.MaxBytes, 1<<20))
+	if err != nil {
+		return
+	}
+	f, err := source.Parse(p, data, lim)
+	if err != nil || len(f.Docs) == 0 || f.Docs[0].Root == nil || source.Detect(f) != source.KindAccelerate {
+		return
+	}
+	value, err := f.Docs[0].Root.ToValue(lim.MaxNodes)
+	if err != nil {
+		return
+	}
+	acc := &relatedDoc{relatedSource: relatedSource{path: p, file: f}, value: value, work: normalize.Accelerate(value)}
+	lk.accelerate = acc
+	lk.relative = append(lk.relative, acc.relatedSource)
+	if ds := l.launchDeepSpeed(acc, lk.by.path, root); ds != nil {
+		// The config's deepspeed_config_file: DeepSpeedPlugin opens it as
+		// written, from the directory accelerate launch runs in (the
+		// script's, or one above it); its ZeRO settings are the run's.
+		recipe.MergeDeepSpeed(acc.work, ds.work)
+		lk.relative = append(lk.relative, ds.relatedSource)
+	}
+	if _, set := lk.launch.Opts[cmdline.OptNumProcesses]; set || lk.gpus > 0 {
+		return
+	}
+	if n, ok := acc.work.Get("parallel.world_size"); ok {
+		if n, ok := n.(int64); ok && n > 0 {
+			lk.gpus, lk.gpusAt, lk.gpusIn = int(n), acc.locate(acc.work.Paths["parallel.world_size"]), &acc.relatedSource
+			lk.gpusMsg = fmt.Sprintf("num_processes %d in the Accelerate config the launch passes", n)
+		}
+	}
+}
+
+// launchDeepSpeedFlag reads the DeepSpeed config a recipe's launch
+// passes on its command line: TrainingArguments' --deepspeed (a command
+// line value overrides the recipe's, TrlParser), or accelerate launch's
+// --deepspeed_config_file.
+func (l *Linter) launchDeepSpeedFlag(lk *launchLink, root string) {
+	o, ok := lk.launch.Opts[cmdline.OptDeepSpeed]
+	if !ok || !o.Known {
+		return
+	}
+	if ds := l.readDeepSpeed(existing(o.Value, lk.by.path, root)); ds != nil {
+		lk.deepspeed = ds
+		lk.relative = append(lk.relative, ds.relatedSource)
+	}
+}
+
+// launchDeepSpeed reads the DeepSpeed config an Accelerate config names
+// in deepspeed_config_file, resolved as a launch's paths are; nil when it
+// names none or the file is not in the repository or not a DeepSpeed
+// config.
+func (l *Linter) launchDeepSpeed(acc *relatedDoc, from, root string) *relatedDoc {
+	v, _ := acc.work.Get("deepspeed_config_file")
+	written, _ := v.(string)
+	return l.readDeepSpeed(existing(written, from, root))
+}
+
+// readDeepSpeed reads and normalizes the DeepSpeed config at p; nil when p
+// is empty or the file is not one.
+func (l *Linter) readDeepSpeed(p string) *relatedDoc {
+	if p == "" {
+		return nil
+	}
+	lim, _ := l.limits(nil)
+	data, err := readLimited(p, min(lim.MaxBytes, 1<<20))
+	if err != nil {
+		return nil
+	}
+	f, err := source.Parse(p, data, lim)
+	if err != nil || len(f.Docs) == 0 || f.Docs[0].Root == nil || source.Detect(f) != source.KindDeepSpeed {
+		return nil
+	}
+	value, err := f.Docs[0].Root.ToValue(lim.MaxNodes)
+	if err != nil {
+		return nil
+	}
+	return &relatedDoc{relatedSource: relatedSource{path: p, file: f}, value: value, work: normalize.DeepSpeed(value)}
+}
+
+// existing returns the file a launch's written path names, tried as
+// names() tries it: a relative path from the launching file's directory
+// and each one above it up to root, an absolute one (a container mount)
+// by its trailing components below root. "" when none exists.
+func existing(written, from, root string) string {
+	if written == "" || strings.ContainsAny(written, "$`*?") {
+		return ""
+	}
+	w := filepath.Clean(filepath.FromSlash(written))
+	regular := func(p string) bool {
+		st, err := os.Stat(p)
+		return err == nil && st.Mode().IsRegular() && within(p, root)
+	}
+	if !filepath.IsAbs(w) {
+		for d := filepath.Dir(from); within(d, root); d = filepath.Dir(d) {
+			if p := filepath.Join(d, w); regular(p) {
+				return p
+			}
+			if d == root {
+				break
+			}
+		}
+		return ""
+	}
+	parts := strings.Split(strings.TrimPrefix(w, string(filepath.Separator)), string(filepath.Separator))
+	for i := range parts {
+		if p := filepath.Join(root, filepath.Join(parts[i:]...)); regular(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // podRunning finds the manifest container that runs a script.
@@ -335,7 +493,8 @@ func linkOf(e launchEdge, pod *podGPU) *launchLink {
 	}
 	_, multiHost := opts[cmdline.OptHostfile]
 	switch {
-	case e.launch.Tool == "accelerate":
+	case e.launch.Tool == "accelerate" || e.launch.Tool == "trl":
+		// trl hands --num_processes to accelerate launch.
 		if n, ok, _ := intOpt(cmdline.OptNumProcesses); ok {
 			lk.gpus, lk.gpusAt = n, spanRange(f, opts[cmdline.OptNumProcesses].Span)
 			lk.gpusMsg = fmt.Sprintf("--num_processes %d in the command that launches this file", n)
@@ -366,9 +525,25 @@ func linkOf(e launchEdge, pod *podGPU) *launchLink {
 // the GPU product of the pod and the model the command names. What the
 // Accelerate config beside a DeepSpeed file says stays first.
 func (l *Linter) linkLaunch(s *subject, h *targetHints) {
-	lk := l.launchLinkFor(s.file.Path)
+	trainer := false
+	if s.kind == string(source.KindFinetune) {
+		r, _ := s.work.Get("recipe")
+		trainer = r == normalize.RecipeTrainer
+	}
+	lk := l.launchLinkFor(s.file.Path, trainer)
 	if lk == nil {
 		return
+	}
+	if lk.accelerate != nil && s.kind == string(source.KindFinetune) {
+		h.Launched = lk.accelerate
+		if recipe.MergeLaunchPrecision(s.work, lk.accelerate.work) != "" {
+			s.launchPrecision = lk.accelerate.locate(lk.accelerate.work.Paths["precision"])
+		}
+	}
+	if lk.deepspeed != nil && s.kind == string(source.KindFinetune) {
+		// The DeepSpeed config on the command line shards the run,
+		// whatever the Accelerate config says.
+		h.Launched = lk.deepspeed
 	}
 	s.linked = lk.relative
 	if h.GPUs == 0 {
@@ -389,6 +564,9 @@ func (l *Linter) linkLaunch(s *subject, h *targetHints) {
 			src := lk.by
 			if lk.pod != nil && at.File == lk.pod.src.path {
 				src = lk.pod.src
+			}
+			if lk.gpusIn != nil && at.File == lk.gpusIn.path {
+				src = *lk.gpusIn
 			}
 			s.launcher = &launcher{relatedSource: src, ranges: map[string]finding.Range{"gpus": at}}
 		}

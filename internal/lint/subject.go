@@ -58,6 +58,10 @@ type subject struct {
 	// deepspeed is the DeepSpeed config a fine-tuning recipe names, when
 	// it was found.
 	deepspeed *relatedDoc
+	// launchPrecision locates, in the Accelerate config a recipe's launch
+	// passes, the mixed precision the recipe took from it (its own flags
+	// enable none); zero when it took none.
+	launchPrecision finding.Range
 	// linked are the launch scripts and manifests the launch graph read
 	// for this subject (related_launch.go), for the result cache.
 	linked []relatedSource

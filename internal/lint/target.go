@@ -68,6 +68,20 @@ type Target struct {
 	// it states none: assumed inputs, taken only for what nothing else
 	// states (the GPU, and the world size with its sharding).
 	Comment *commentTarget
+	// Launched is the config the launch of a recipe passes: the DeepSpeed
+	// config on its command line, else its Accelerate config (accelerate
+	// launch --config_file, trl --accelerate_config); its sharding is the
+	// recipe's where the recipe states none.
+	Launched *relatedDoc
+}
+
+// launchedWork is the workload of the Accelerate config the launch
+// passes, nil when there is none.
+func (t Target) launchedWork() *normalize.Workload {
+	if t.Launched == nil {
+		return nil
+	}
+	return t.Launched.work
 }
 
 // commentTarget is a recipe comment's hardware statement, where it is, and
@@ -122,6 +136,9 @@ type targetHints struct {
 	ProductAt, ModelAt *finding.Range
 	// Comment is the hardware statement of a recipe's leading comment.
 	Comment *commentTarget
+	// Launched is the DeepSpeed or Accelerate config a recipe's launch
+	// passes.
+	Launched *relatedDoc
 }
 
 // TargetResolver resolves targets against the GPU and model catalogs. It
@@ -354,6 +371,7 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 			}
 		}
 	}
+	t.Launched = h.Launched
 	if h.Comment != nil {
 		l.takeComment(&t, w, h.Comment)
 	}
@@ -567,14 +585,20 @@ func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget)
 	if c.hw.Sharding.Scheme == "" {
 		return
 	}
-	switch own := recipe.StatedSharding(w); {
+	own, by := recipe.StatedSharding(w), "the recipe's FSDP settings"
+	if own.Scheme == "zero" {
+		by = "the DeepSpeed config the recipe names"
+	}
+	if lw := t.launchedWork(); own.Scheme == "" && recipe.DeepSpeedPath(w) == "" && lw != nil {
+		own, by = recipe.StatedSharding(lw), "the Accelerate config the launch passes"
+		if k, _ := lw.Get("kind"); k == "deepspeed" {
+			by = "the DeepSpeed config the launch passes"
+		}
+	}
+	switch {
 	case own.Scheme == "" && recipe.DeepSpeedPath(w) == "":
 		c.sharding = c.gpus
 	case own.Scheme != "" && !own.Agrees(c.hw.Sharding):
-		by := "the recipe's FSDP settings"
-		if own.Scheme == "zero" {
-			by = "the DeepSpeed config the recipe names"
-		}
 		conflict("sharding", own.String(), by, c.hw.Sharding.String())
 	}
 }
@@ -616,6 +640,23 @@ func (s *subject) winnerAt(what string) (finding.Range, bool) {
 		}
 		if p := s.work.Paths["fsdp.sharding"]; len(p) > 0 {
 			return s.locate(p), true
+		}
+		if r, ok := launchedShardingAt(t.Launched); ok {
+			return r, true
+		}
+	}
+	return finding.Range{}, false
+}
+
+// launchedShardingAt locates the sharding an Accelerate config states:
+// its ZeRO stage or FSDP strategy key, else its distributed_type.
+func launchedShardingAt(acc *relatedDoc) (finding.Range, bool) {
+	if acc == nil {
+		return finding.Range{}, false
+	}
+	for _, f := range []string{"zero.stage", "fsdp.sharding", "distributed_type"} {
+		if p := acc.work.Paths[f]; len(p) > 0 {
+			return acc.locate(p), true
 		}
 	}
 	return finding.Range{}, false

@@ -267,8 +267,32 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 	// whose per-family functions fuse the LM head into the loss by default
 	// (linkedin/Liger-Kernel src/liger_kernel/transformers/monkey_patch.py,
 	// fused_linear_cross_entropy=True): the logits never exist whole.
-	if flavour == RecipeTrainer {
+	switch flavour {
+	case RecipeTrainer:
 		w.setBool("liger", doc, "use_liger_kernel")
+	case RecipeLlamaFactory:
+		// LLaMA-Factory's enable_liger_kernel (hiyouga/LLaMA-Factory
+		// ff6d4d1 src/llamafactory/hparams/model_args.py) calls the same
+		// per-family functions with their defaults for the pt and sft
+		// stages; the other stages need the logits and pass
+		// fused_linear_cross_entropy=False (model/model_utils/liger_kernel.py
+		// apply_liger_kernel, require_logits from model/loader.py). stage
+		// defaults to sft (hparams/finetuning_args.py).
+		stage, _ := valueOr(doc, "stage").(string)
+		if on, ok := w.setBool("liger", doc, "enable_liger_kernel"); ok && on && stage != "" && stage != "sft" && stage != "pt" {
+			w.set("liger", false, p("stage"))
+		}
+	case RecipeAxolotl:
+		// axolotl applies Liger through its plugin
+		// (plugins: [axolotl.integrations.liger.LigerPlugin]), which hands
+		// each family's function the recipe's own
+		// liger_fused_linear_cross_entropy (axolotl-ai-cloud/axolotl
+		// 067b021 src/axolotl/integrations/liger/args.py, plugin.py): the
+		// loss is fused only where that key is true, and the liger_* keys
+		// mean nothing without the plugin.
+		if axolotlPlugin(doc, "axolotl.integrations.liger.") {
+			w.setBool("liger", doc, "liger_fused_linear_cross_entropy")
+		}
 	}
 
 	// Data loading.
@@ -380,4 +404,16 @@ func modelHalf(doc any) string {
 func truthy(doc any, key string) bool {
 	b, _ := asBool(valueOr(doc, key))
 	return b
+}
+
+// axolotlPlugin reports whether an axolotl recipe's plugins list names a
+// plugin of the given module prefix.
+func axolotlPlugin(doc any, prefix string) bool {
+	ps, _ := valueOr(doc, "plugins").([]any)
+	for _, x := range ps {
+		if s, ok := x.(string); ok && strings.HasPrefix(strings.TrimSpace(s), prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -189,6 +189,53 @@ func hfFSDP(w *Workload, doc any) {
 			shard = strings.ToLower(s)
 		}
 	}
+	version, versionAt := fsdpVersion(doc)
+	for _, k := range []string{"fsdp_reshard_after_forward", "reshard_after_forward"} {
+		v, ok := lookup(cfg, k)
+		if !ok {
+			continue
+		}
+		if b, ok := asBool(v); ok && version == 2 {
+			// FSDP2's reshard_after_forward: true reshards parameters
+			// after forward (FULL_SHARD), false keeps them gathered
+			// until backward (SHARD_GRAD_OP).
+			shard, at = map[bool]string{true: "full_shard", false: "shard_grad_op"}[b], p("fsdp_config", k)
+		} else if s, ok := v.(string); ok && version != 2 && s != "" {
+			// FSDP1 takes a ShardingStrategy name in it.
+			shard, at = strings.ToLower(s), p("fsdp_config", k)
+		}
+	}
 	w.set("fsdp.sharding", shard, at)
 	w.set("fsdp.cpu_offload", offload, offloadAt)
+	if version > 0 {
+		w.set("fsdp.version", version, versionAt)
+	}
+}
+
+// fsdpVersion is the FSDP version a recipe states: axolotl's top-level
+// fsdp_version, else fsdp_config's fsdp_version or version. Transformers
+// strips the fsdp_ prefix from fsdp_config's keys and reads "version"
+// (huggingface/transformers 00349ae src/transformers/training_args.py:
+// "if k.startswith("fsdp_")", fsdp_plugin_args["fsdp_version"]); axolotl
+// accepts either spelling (axolotl-ai-cloud/axolotl 067b021
+// src/axolotl/utils/schemas/fsdp.py FSDPConfig.fsdp_version,
+// AliasChoices("fsdp_version", "version")) and its top-level key wins
+// (utils/schemas/validation.py _resolve_fsdp_version). 0 when none is
+// stated: the default depends on the library's version (transformers 4
+// and accelerate's plugin 1, transformers 5 2), so nothing is assumed.
+func fsdpVersion(doc any) (int64, []any) {
+	try := func(keys ...string) (int64, []any, bool) {
+		v, ok := lookup(doc, keys...)
+		if !ok {
+			return 0, nil, false
+		}
+		n, ok := value.Int(v)
+		return n, pathOf(keys), ok && (n == 1 || n == 2)
+	}
+	for _, keys := range [][]string{{"fsdp_version"}, {"fsdp_config", "fsdp_version"}, {"fsdp_config", "version"}} {
+		if n, at, ok := try(keys...); ok {
+			return n, at
+		}
+	}
+	return 0, nil
 }

@@ -62,10 +62,17 @@ func (s Sharding) String() string {
 	case "zero":
 		return fmt.Sprintf("DeepSpeed ZeRO-%d", s.Stage)
 	case "fsdp":
+		name := "FSDP"
 		if s.Version > 0 {
-			return fmt.Sprintf("FSDP%d full shard", s.Version)
+			name = fmt.Sprintf("FSDP%d", s.Version)
 		}
-		return "FSDP full shard"
+		switch s.Stage {
+		case 0:
+			return name + " no shard"
+		case 2:
+			return name + " shard grad op"
+		}
+		return name + " full shard"
 	}
 	return ""
 }

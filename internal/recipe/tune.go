@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -130,6 +131,21 @@ func FSDPSets(w *normalize.Workload, doc any, c tuner.Choice, all []tuner.Choice
 	}
 	if at := w.Paths["fsdp.cpu_offload"]; c.Setting == tuner.SettingFSDPOffload && len(at) == 2 && at[0] == "fsdp_config" {
 		return []Set{{Path: at, Value: c.To == "on"}}, true
+	}
+	if at := w.Paths["fsdp.sharding"]; c.Setting == tuner.SettingFSDPSharding && len(at) == 2 && at[0] == "fsdp_config" &&
+		strings.HasSuffix(fmt.Sprint(at[1]), "reshard_after_forward") {
+		// The recipe's own reshard_after_forward overrides the fsdp
+		// string (transformers training_args.py reads it after the
+		// string's strategy): the choice goes there, a bool under FSDP2,
+		// a strategy name under FSDP1.
+		if v, _ := w.Get("fsdp.version"); v == int64(2) {
+			b, ok := map[string]bool{"FULL_SHARD": true, "SHARD_GRAD_OP": false}[c.To]
+			if !ok {
+				return nil, false
+			}
+			return []Set{{Path: at, Value: b}}, true
+		}
+		return []Set{{Path: at, Value: c.To}}, true
 	}
 	str, ok := m["fsdp"].(string)
 	if !ok {

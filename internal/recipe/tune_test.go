@@ -126,6 +126,15 @@ func TestFSDPSets(t *testing.T) {
 			ok:     true,
 		},
 		{
+			name:   "FSDP2 recipe: the strategy goes to its own reshard_after_forward, a bool",
+			recipe: "model_name_or_path: m\nbf16: true\nfsdp: full_shard auto_wrap\nfsdp_config:\n  fsdp_version: 2\n  reshard_after_forward: true\n",
+			doc:    map[string]any{"fsdp": "full_shard auto_wrap", "fsdp_config": map[string]any{"fsdp_version": int64(2), "reshard_after_forward": true}},
+			choice: shard("FULL_SHARD", "SHARD_GRAD_OP"),
+			all:    []tuner.Choice{shard("FULL_SHARD", "SHARD_GRAD_OP")},
+			want:   []recipe.Set{{Path: []any{"fsdp_config", "reshard_after_forward"}, Value: false}},
+			ok:     true,
+		},
+		{
 			name:   "the second FSDP choice writes nothing of its own",
 			recipe: "model_name_or_path: m\nper_device_train_batch_size: 1\nbf16: true\nfsdp: full_shard auto_wrap offload\n",
 			doc:    map[string]any{"fsdp": "full_shard auto_wrap offload"},

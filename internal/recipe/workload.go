@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/normalize"
@@ -35,6 +36,21 @@ func Workload(w *normalize.Workload, gpus int) (tuner.Workload, bool) {
 // The recipe's DeepSpeed config or FSDP keys win; a recipe that names a
 // DeepSpeed config gpulint could not read stays unknown.
 func WorkloadAssuming(w *normalize.Workload, gpus int, assumed Sharding) (tuner.Workload, bool) {
+	return WorkloadLaunched(w, gpus, nil, assumed)
+}
+
+// WorkloadLaunched is WorkloadAssuming for a recipe whose launch passes a
+// config (launched, its workload; nil when none): a DeepSpeed config on
+// the command line, or an Accelerate config, whose DeepSpeed stage and
+// offload, FSDP strategy, version and offload, or plain data-parallel
+// MULTI_GPU accelerate launch exports to the training process
+// (ACCELERATE_USE_DEEPSPEED, ACCELERATE_DEEPSPEED_ZERO_STAGE,
+// ACCELERATE_USE_FSDP, FSDP_VERSION, ...: huggingface/accelerate 16cb6eb
+// src/accelerate/utils/launch.py), where the Trainer's Accelerator picks
+// them up (src/accelerate/accelerator.py). Where the recipe states no
+// sharding of its own, the launch's is the run's: the recipe's own keys
+// win over the launch, and the launch over the comment.
+func WorkloadLaunched(w *normalize.Workload, gpus int, launched *normalize.Workload, assumed Sharding) (tuner.Workload, bool) {
 	get := func(f string) any { v, _ := w.Get(f); return v }
 	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
 	str := func(f string) string { return value.String(get(f)) }
@@ -65,20 +81,31 @@ func WorkloadAssuming(w *normalize.Workload, gpus int, assumed Sharding) (tuner.
 		return tw, false // activations in host memory: no regime for that
 	}
 	_, hasDS := w.Get("deepspeed_config_file")
-	sharded := false
-	if s, ok := get("zero.stage").(int64); ok {
-		tw.ZeroStage = int(s)
-		tw.OffloadOptimizer = tuner.Device(cmp.Or(str("zero.offload_optimizer"), "none"))
-		tw.OffloadParam = tuner.Device(cmp.Or(str("zero.offload_param"), "none"))
+	sharded, unsharded := false, false
+	if zeroOf(w, &tw) {
 		sharded = true
 	} else if w.ApplyFSDP(&tw) {
 		// FSDP FULL_SHARD partitions like ZeRO-3, SHARD_GRAD_OP like ZeRO-2
 		// (normalize.Workload.ApplyFSDP); the planner speaks FSDP's names.
 		sharded = true
-	} else if !hasDS && assumed.apply(&tw) {
+	} else if !hasDS && launched != nil {
+		dist, _ := launched.Get("distributed_type")
+		switch d := strings.ToUpper(value.String(dist)); {
+		case zeroOf(launched, &tw) || launched.ApplyFSDP(&tw):
+			sharded = true
+		case launched.Paths["deepspeed_config_file"] != nil:
+			// DeepSpeed from a file the Accelerate config names that
+			// could not be read: its stage is unknown.
+			hasDS = true
+		case d == "MULTI_GPU":
+			unsharded = true // plain data parallelism: DDP
+		}
+	}
+	if !sharded && !unsharded && !hasDS && assumed.apply(&tw) {
 		sharded = true
 	}
 	switch {
+	case unsharded:
 	case hasDS && !sharded:
 		// The recipe names a DeepSpeed config that was not found: its ZeRO
 		// stage is unknown.
@@ -142,6 +169,71 @@ func WorkloadAssuming(w *normalize.Workload, gpus int, assumed Sharding) (tuner.
 		}
 	}
 	return tw, true
+}
+
+// MergeLaunchPrecision gives a Hugging Face Trainer recipe that enables
+// neither bf16 nor fp16 the mixed precision of the Accelerate config its
+// launch passes (launched): accelerate launch exports it as
+// ACCELERATE_MIXED_PRECISION (huggingface/accelerate 16cb6eb
+// src/accelerate/utils/launch.py) and TrainingArguments starts from that
+// variable, overriding it only with its own fp16 or bf16
+// (huggingface/transformers src/transformers/training_args.py:
+// mixed_precision = os.environ.get("ACCELERATE_MIXED_PRECISION", "no")).
+// The field keeps its place in the recipe, where a fix would write it.
+// It returns the precision taken, "" when none.
+func MergeLaunchPrecision(w, launched *normalize.Workload) string {
+	r, _ := w.Get("recipe")
+	own, _ := w.Get("precision")
+	lp, _ := launched.Get("precision")
+	if !normalize.HFTrainerFamily(value.String(r)) || own != "fp32" || (lp != "bf16" && lp != "fp16") {
+		return ""
+	}
+	w.Model["precision"] = lp
+	return lp.(string)
+}
+
+// trainerSizingArgs are the Trainer and TRL arguments the memory model
+// reads from a Trainer recipe (normalize's hfRecipe, hfPrecision, hfAdapter
+// and hfFSDP): a value given on the command line for one of them replaces
+// the recipe's (TrlParser: "Command line arguments can override values set
+// by the config file", huggingface/trl f2cd577 trl/scripts/utils.py).
+var trainerSizingArgs = map[string]bool{
+	"model_name_or_path": true, "torch_dtype": true, "dtype": true, "bf16": true, "fp16": true,
+	"per_device_train_batch_size": true, "max_length": true, "max_seq_length": true, "model_max_length": true,
+	"packing": true, "gradient_checkpointing": true, "use_liger_kernel": true, "optim": true,
+	"fsdp": true, "fsdp_config": true, "use_peft": true, "lora_r": true, "lora_target_modules": true,
+	"load_in_4bit": true, "load_in_8bit": true,
+}
+
+// OverriddenOnCommandLine lists, sorted, the arguments a Trainer script's
+// command line gives that replace what the memory model reads from its
+// recipe; the recipe as written is then not what runs.
+func OverriddenOnCommandLine(flags []string) []string {
+	var out []string
+	for _, f := range flags {
+		if trainerSizingArgs[f] {
+			out = append(out, f)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// zeroOf sets the ZeRO stage and offload a workload states (a recipe's
+// merged DeepSpeed config, an Accelerate config's deepspeed_config).
+func zeroOf(w *normalize.Workload, tw *tuner.Workload) bool {
+	s, ok := w.Model["zero"].(map[string]any)
+	if !ok {
+		return false
+	}
+	stage, ok := s["stage"].(int64)
+	if !ok {
+		return false
+	}
+	tw.ZeroStage = int(stage)
+	tw.OffloadOptimizer = tuner.Device(cmp.Or(value.String(s["offload_optimizer"]), "none"))
+	tw.OffloadParam = tuner.Device(cmp.Or(value.String(s["offload_param"]), "none"))
+	return true
 }
 
 // apply sets a named sharding on a workload: ZeRO at its stage, or FSDP

@@ -163,3 +163,89 @@ func TestFusedLoss(t *testing.T) {
 		t.Error("Granite (whose patch keeps the logits) or an unknown model: loss fused")
 	}
 }
+
+// Each family's own Liger switch reaches the fused loss: LLaMA-Factory's
+// enable_liger_kernel in the stages that keep Liger's defaults (sft, the
+// default, and pt; not the preference stages, which need the logits),
+// and axolotl's liger_fused_linear_cross_entropy under its Liger plugin.
+func TestFusedLossOfEachFamily(t *testing.T) {
+	const lmf = "model_name_or_path: m\nfinetuning_type: full\nbf16: true\nenable_liger_kernel: true\n"
+	const axo = "base_model: m\nbf16: true\n"
+	const plugin = "plugins:\n  - axolotl.integrations.liger.LigerPlugin\n"
+	tests := []struct {
+		name, recipe string
+		fused        bool
+	}{
+		{"LLaMA-Factory sft by default", lmf, true},
+		{"LLaMA-Factory pt", lmf + "stage: pt\n", true},
+		{"LLaMA-Factory dpo keeps the logits", lmf + "stage: dpo\n", false},
+		{"LLaMA-Factory without Liger", "model_name_or_path: m\nfinetuning_type: full\nbf16: true\n", false},
+		{"LLaMA-Factory's key in a Trainer recipe", "model_name_or_path: m\nbf16: true\nenable_liger_kernel: true\n", false},
+		{"axolotl plugin with the fused loss", axo + plugin + "liger_fused_linear_cross_entropy: true\n", true},
+		{"axolotl plugin with the plain Liger cross-entropy", axo + plugin + "liger_cross_entropy: true\nliger_rms_norm: true\n", false},
+		{"axolotl fused loss without the plugin", axo + "liger_fused_linear_cross_entropy: true\n", false},
+		{"axolotl's Trainer switch is not read", axo + "use_liger_kernel: true\n", false},
+	}
+	qwen := &tuner.Model{ModelType: "qwen2"}
+	for _, tt := range tests {
+		if got := recipe.FusedLoss(recipeWorkload(t, tt.recipe), qwen); got != tt.fused {
+			t.Errorf("%s: fused loss %v, want %v", tt.name, got, tt.fused)
+		}
+	}
+}
+
+// A recipe's FSDP version reaches the memory model's sharding: Trainer
+// fsdp_config's fsdp_version or version (transformers strips the fsdp_
+// prefix), axolotl's top-level fsdp_version; under FSDP2 the recipe's
+// reshard_after_forward false is SHARD_GRAD_OP. Unstated, it stays FSDP1.
+func TestFSDPVersionOfRecipe(t *testing.T) {
+	const sft = "model_name_or_path: m\nbf16: true\nper_device_train_batch_size: 1\nfsdp: full_shard auto_wrap\n"
+	const axo = "base_model: m\nbf16: true\nfsdp_config:\n  offload_params: false\n"
+	tests := []struct {
+		name, recipe string
+		sharding     tuner.Sharding
+		stage        int
+	}{
+		{"Trainer without a version", sft, tuner.FSDP1, 3},
+		{"Trainer fsdp_config.fsdp_version 2", sft + "fsdp_config:\n  fsdp_version: 2\n", tuner.FSDP2, 3},
+		{"Trainer fsdp_config.version 2", sft + "fsdp_config:\n  version: 2\n", tuner.FSDP2, 3},
+		{"Trainer FSDP2 without resharding", sft + "fsdp_config:\n  version: 2\n  reshard_after_forward: false\n", tuner.FSDP2, 2},
+		{"Trainer FSDP1 strategy in reshard_after_forward", sft + "fsdp_config:\n  fsdp_reshard_after_forward: SHARD_GRAD_OP\n", tuner.FSDP1, 2},
+		{"axolotl top-level fsdp_version 2", axo + "fsdp_version: 2\n", tuner.FSDP2, 3},
+		{"axolotl version 2 inside fsdp_config", "base_model: m\nbf16: true\nfsdp_config:\n  fsdp_version: 2\n  reshard_after_forward: false\nfsdp: [full_shard]\n", tuner.FSDP2, 2},
+	}
+	for _, tt := range tests {
+		tw, ok := recipe.Workload(recipeWorkload(t, tt.recipe), 8)
+		if !ok || tw.Sharding != tt.sharding || tw.ZeroStage != tt.stage {
+			t.Errorf("%s: %s stage %d (ok %v), want %s stage %d", tt.name, tw.Sharding, tw.ZeroStage, ok, tt.sharding, tt.stage)
+		}
+	}
+}
+
+// A Trainer-family recipe that enables neither bf16 nor fp16 trains in
+// the mixed precision its launch's Accelerate config exports; its own
+// flag, or a tool that does not build TrainingArguments, keeps its own.
+func TestMergeLaunchPrecision(t *testing.T) {
+	launched := func(mp string) *normalize.Workload {
+		return normalize.Accelerate(map[string]any{"distributed_type": "MULTI_GPU", "mixed_precision": mp, "num_processes": int64(8)})
+	}
+	tests := []struct {
+		name, recipe, launch, want string
+	}{
+		{"no flags: the launch's bf16", "model_name_or_path: m\n", "bf16", "bf16"},
+		{"bf16 false only leaves the launch's value", "model_name_or_path: m\nbf16: false\n", "fp16", "fp16"},
+		{"the recipe's own fp16 wins", "model_name_or_path: m\nfp16: true\n", "bf16", ""},
+		{"a launch without mixed precision", "model_name_or_path: m\n", "no", ""},
+		{"LLaMA-Factory builds TrainingArguments too", "model_name_or_path: m\nfinetuning_type: lora\n", "bf16", "bf16"},
+		{"torchtune has its own dtype", "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\ndtype: fp32\n", "bf16", ""},
+	}
+	for _, tt := range tests {
+		w := recipeWorkload(t, tt.recipe)
+		before, _ := w.Get("precision")
+		got := recipe.MergeLaunchPrecision(w, launched(tt.launch))
+		after, _ := w.Get("precision")
+		if got != tt.want || (tt.want != "" && after != tt.want) || (tt.want == "" && after != before) {
+			t.Errorf("%s: took %q, precision %v -> %v; want %q", tt.name, got, before, after, tt.want)
+		}
+	}
+}
