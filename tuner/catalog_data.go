@@ -187,6 +187,118 @@ func catalogData() catalogDoc {
 					Type: "pcie",
 				},
 			}, {
+				Key:          "titan-rtx",
+				Name:         "TITAN-RTX",
+				DisplayName:  "NVIDIA TITAN RTX 24GB",
+				Vendor:       "nvidia",
+				Architecture: "turing",
+				CC: &ccDoc{
+					Major: 7,
+					Minor: 5,
+				},
+				Aliases: []string{"TitanRTX", "Titan-RTX-24GB"},
+				Labels:  []string{"TITAN-RTX", "NVIDIA-TITAN-RTX"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 24220,
+				},
+				BandwidthGBps: 672,
+				TFLOPS:        map[string]float64{"fp16": 130},
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type:          "nvlink-bridge",
+					BandwidthGBps: 100,
+				},
+				Note: "no BF16 tensor cores (cc 7.5); NVML name is TITAN RTX on older drivers, NVIDIA TITAN RTX on newer ones",
+			}, {
+				Key:          "rtx-a6000",
+				Name:         "RTX-A6000",
+				DisplayName:  "NVIDIA RTX A6000 48GB",
+				Vendor:       "nvidia",
+				Architecture: "ampere",
+				CC: &ccDoc{
+					Major: 8,
+					Minor: 6,
+				},
+				Aliases: []string{"A6000", "RTXA6000-48GB"},
+				Labels:  []string{"NVIDIA-RTX-A6000"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 46068,
+				},
+				BandwidthGBps: 768,
+				TFLOPS:        map[string]float64{"bf16": 154.8, "fp16": 154.8},
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type: "pcie",
+				},
+				Note: "46068 MiB with ECC on (GDDR6 ECC takes 1/16, gpus.md §1.2; 49140 with ECC off); an NVLink bridge pairs two cards, its bandwidth is not sourced here so the catalog models PCIe",
+			}, {
+				Key:          "rtx-a5000",
+				Name:         "RTX-A5000",
+				DisplayName:  "NVIDIA RTX A5000 24GB",
+				Vendor:       "nvidia",
+				Architecture: "ampere",
+				CC: &ccDoc{
+					Major: 8,
+					Minor: 6,
+				},
+				Aliases: []string{"A5000"},
+				Labels:  []string{"NVIDIA-RTX-A5000"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 24564,
+				},
+				BandwidthGBps: 768,
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type: "pcie",
+				},
+				Note: "24564 MiB is the ECC-off total (≈23028 with ECC on, gpus.md §1.2 rule); bandwidth unverified (no datasheet in the stored pages; GA102 384-bit GDDR6 like the A6000); TFLOPS not sourced",
+			}, {
+				Key:          "rtx-a4000",
+				Name:         "RTX-A4000",
+				DisplayName:  "NVIDIA RTX A4000 16GB",
+				Vendor:       "nvidia",
+				Architecture: "ampere",
+				CC: &ccDoc{
+					Major: 8,
+					Minor: 6,
+				},
+				Aliases: []string{"A4000"},
+				Labels:  []string{"NVIDIA-RTX-A4000"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 16376,
+				},
+				BandwidthGBps: 448,
+				TFLOPS:        map[string]float64{"bf16": 76.7, "fp16": 76.7},
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type: "pcie",
+				},
+				Note: "ECC state of the 16376 MiB reading not stated by its source",
+			}, {
 				Key:          "a10",
 				Name:         "A10",
 				DisplayName:  "NVIDIA A10 24GB",
@@ -600,6 +712,73 @@ func catalogData() catalogDoc {
 					}},
 				},
 			}, {
+				Key:          "a800-80",
+				Name:         "A800-80GB",
+				DisplayName:  "NVIDIA A800 SXM4 80GB",
+				Vendor:       "nvidia",
+				Architecture: "ampere",
+				CC: &ccDoc{
+					Major: 8,
+				},
+				Aliases: []string{"A800", "A800-SXM4-80GB"},
+				Labels:  []string{"NVIDIA-A800-SXM4-80GB"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 81920,
+				},
+				BandwidthGBps: 2039,
+				TFLOPS:        map[string]float64{"bf16": 312, "fp16": 312},
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type:          "nvlink",
+					BandwidthGBps: 400,
+				},
+				MIG: &gpuMIGDoc{
+					Geometry: "7x8",
+					Profiles: []migProfileDoc{{
+						Name:         "1g.10gb",
+						Class:        "1g",
+						MemoryGiB:    9.5,
+						MemorySource: "A100 80GB value (gpus.md §2.4 lists A800 80GB with it); lower end",
+					}, {
+						Name:         "1g.10gb+me",
+						Class:        "1g+me",
+						MemoryGiB:    9.5,
+						MemorySource: "A100 80GB value (gpus.md §2.4); lower end",
+					}, {
+						Name:         "1g.20gb",
+						Class:        "1g-2m",
+						MemoryGiB:    19.5,
+						MemorySource: "A100 80GB value (gpus.md §2.4)",
+					}, {
+						Name:         "2g.20gb",
+						Class:        "2g",
+						MemoryGiB:    19.5,
+						MemorySource: "A100 80GB value (gpus.md §2.4)",
+					}, {
+						Name:         "3g.40gb",
+						Class:        "3g",
+						MemoryGiB:    39.25,
+						MemorySource: "A100 80GB value (gpus.md §2.4)",
+					}, {
+						Name:         "4g.40gb",
+						Class:        "4g",
+						MemoryGiB:    39.25,
+						MemorySource: "A100 80GB value (gpus.md §2.4)",
+					}, {
+						Name:         "7g.80gb",
+						Class:        "7g",
+						MemoryGiB:    78.75,
+						MemorySource: "A100 80GB value (gpus.md §2.4); lower end",
+					}},
+				},
+				Note: "bandwidth and TFLOPS assumed equal to A100 SXM4 80GB; the A800 40GB part is not listed (no public nvidia-smi name or size found)",
+			}, {
 				Key:          "rtx3090",
 				Name:         "RTX-3090",
 				DisplayName:  "NVIDIA GeForce RTX 3090 24GB",
@@ -744,6 +923,113 @@ func catalogData() catalogDoc {
 					Type: "pcie",
 				},
 				Note: "FP32-accumulate rates; 330.3 TFLOPS with FP16 accumulate",
+			}, {
+				Key:          "l20",
+				Name:         "L20",
+				DisplayName:  "NVIDIA L20 48GB",
+				Vendor:       "nvidia",
+				Architecture: "ada",
+				CC: &ccDoc{
+					Major: 8,
+					Minor: 9,
+				},
+				Aliases: []string{"L20-48GB"},
+				Labels:  []string{"NVIDIA-L20"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 46068,
+				},
+				BandwidthGBps: 864,
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type: "pcie",
+				},
+				Note: "46068 MiB with ECC on (49140 ECC off); tensor TFLOPS not sourced",
+			}, {
+				Key:          "rtx4080-super",
+				Name:         "RTX-4080-SUPER",
+				DisplayName:  "NVIDIA GeForce RTX 4080 SUPER 16GB",
+				Vendor:       "nvidia",
+				Architecture: "ada",
+				CC: &ccDoc{
+					Major: 8,
+					Minor: 9,
+				},
+				Aliases: []string{"RTX4080S", "GeForce-RTX-4080-SUPER", "4080-SUPER"},
+				Labels:  []string{"NVIDIA-GeForce-RTX-4080-SUPER"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 16376,
+				},
+				BandwidthGBps: 736,
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type: "pcie",
+				},
+				Note: "GeForce: tensor TFLOPS not sourced",
+			}, {
+				Key:          "rtx4080",
+				Name:         "RTX-4080",
+				DisplayName:  "NVIDIA GeForce RTX 4080 16GB",
+				Vendor:       "nvidia",
+				Architecture: "ada",
+				CC: &ccDoc{
+					Major: 8,
+					Minor: 9,
+				},
+				Aliases: []string{"RTX4080", "GeForce-RTX-4080", "4080"},
+				Labels:  []string{"NVIDIA-GeForce-RTX-4080"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 16384,
+				},
+				BandwidthGBps: 716,
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type: "pcie",
+				},
+				Note: "driver total derived from the 16 GB datasheet size, unverified; tensor TFLOPS not sourced",
+			}, {
+				Key:          "rtx4060ti-16",
+				Name:         "RTX-4060-Ti-16GB",
+				DisplayName:  "NVIDIA GeForce RTX 4060 Ti 16GB",
+				Vendor:       "nvidia",
+				Architecture: "ada",
+				CC: &ccDoc{
+					Major: 8,
+					Minor: 9,
+				},
+				Aliases: []string{"RTX4060Ti-16GB", "GeForce-RTX-4060-Ti-16GB", "4060-Ti-16GB"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 16380,
+				},
+				BandwidthGBps: 288,
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type: "pcie",
+				},
+				Note: "no gpu.product label: NVIDIA-GeForce-RTX-4060-Ti names the 8 GB card too, so the label alone would overstate memory; tensor TFLOPS not sourced",
 			}, {
 				Key:          "rtx6000ada",
 				Name:         "RTX-6000-Ada",
@@ -1091,6 +1377,73 @@ func catalogData() catalogDoc {
 				},
 				Note: "dense TFLOPS unverified",
 			}, {
+				Key:          "h800",
+				Name:         "H800",
+				DisplayName:  "NVIDIA H800 SXM5 80GB",
+				Vendor:       "nvidia",
+				Architecture: "hopper",
+				CC: &ccDoc{
+					Major: 9,
+				},
+				Aliases: []string{"H800-80GB", "H800-SXM"},
+				Labels:  []string{"NVIDIA-H800-80GB-HBM3"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 81559,
+				},
+				BandwidthGBps: 3350,
+				TFLOPS:        map[string]float64{"bf16": 989, "fp16": 989, "fp8": 1979},
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type:          "nvlink",
+					BandwidthGBps: 400,
+				},
+				MIG: &gpuMIGDoc{
+					Geometry: "7x8",
+					Profiles: []migProfileDoc{{
+						Name:         "1g.10gb",
+						Class:        "1g",
+						MemoryGiB:    9.75,
+						MemorySource: "H100 80GB HBM3 value (gpus.md §2.5 lists H800 80GB with it)",
+					}, {
+						Name:         "1g.10gb+me",
+						Class:        "1g+me",
+						MemoryGiB:    9.75,
+						MemorySource: "H100 80GB HBM3 value (gpus.md §2.5)",
+					}, {
+						Name:         "1g.20gb",
+						Class:        "1g-2m",
+						MemoryGiB:    19.62,
+						MemorySource: "H100 80GB HBM3 value (gpus.md §2.5)",
+					}, {
+						Name:         "2g.20gb",
+						Class:        "2g",
+						MemoryGiB:    19.62,
+						MemorySource: "H100 80GB HBM3 value (gpus.md §2.5)",
+					}, {
+						Name:         "3g.40gb",
+						Class:        "3g",
+						MemoryGiB:    39.5,
+						MemorySource: "H100 80GB HBM3 value (gpus.md §2.5)",
+					}, {
+						Name:         "4g.40gb",
+						Class:        "4g",
+						MemoryGiB:    39.5,
+						MemorySource: "H100 80GB HBM3 value (gpus.md §2.5)",
+					}, {
+						Name:         "7g.80gb",
+						Class:        "7g",
+						MemoryGiB:    79.25,
+						MemorySource: "H100 80GB HBM3 value (gpus.md §2.5)",
+					}},
+				},
+				Note: "driver total assumed equal to H100 SXM, unverified; H800 PCIe and H800 NVL are not listed",
+			}, {
 				Key:          "h20",
 				Name:         "H20",
 				DisplayName:  "NVIDIA H20 96GB",
@@ -1360,6 +1713,58 @@ func catalogData() catalogDoc {
 					Type: "pcie",
 				},
 				Note: "FP32-accumulate BF16 rate unverified; FP8 rate not listed in gpus.md",
+			}, {
+				Key:          "rtx5080",
+				Name:         "RTX-5080",
+				DisplayName:  "NVIDIA GeForce RTX 5080 16GB",
+				Vendor:       "nvidia",
+				Architecture: "blackwell",
+				CC: &ccDoc{
+					Major: 12,
+				},
+				Aliases: []string{"RTX5080", "GeForce-RTX-5080", "5080"},
+				Labels:  []string{"NVIDIA-GeForce-RTX-5080"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 16384,
+				},
+				BandwidthGBps: 960,
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type: "pcie",
+				},
+				Note: "driver total derived from the 16 GB datasheet size, unverified; tensor TFLOPS not sourced",
+			}, {
+				Key:          "rtx-pro-6000",
+				Name:         "RTX-PRO-6000",
+				DisplayName:  "NVIDIA RTX PRO 6000 Blackwell 96GB",
+				Vendor:       "nvidia",
+				Architecture: "blackwell",
+				CC: &ccDoc{
+					Major: 12,
+				},
+				Aliases: []string{"RTXPRO6000", "RTX-PRO-6000-Blackwell", "RTX-6000-Blackwell"},
+				Labels:  []string{"NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition", "NVIDIA-RTX-PRO-6000-Blackwell-Workstation-Edition", "NVIDIA-RTX-PRO-6000-Blackwell-Max-Q-Workstation-Edition"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB: 97887,
+				},
+				BandwidthGBps: 1792,
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type: "pcie",
+				},
+				Note: "97887 MiB read on the Server Edition; Workstation editions assumed equal (same 96 GB); MIG not modelled; tensor TFLOPS not sourced",
 			}, {
 				Key:          "mi250x",
 				Name:         "MI250X",

@@ -24,12 +24,16 @@ func TestMustLoadCatalog(t *testing.T) {
 }
 
 func TestCatalogHasEveryGPUOfTheReference(t *testing.T) {
-	// gpus.md §1.1 keys.
+	// gpus.md §1.1 keys, plus the parts added with their own sources in gpus.yaml
+	// (a800-80, h800, l20, rtx-a4000/a5000/a6000, rtx-pro-6000, rtx4060ti-16,
+	// rtx4080, rtx4080-super, rtx5080, titan-rtx).
 	want := []string{
 		"a10", "a100-40-pcie", "a100-40-sxm", "a100-80-pcie", "a100-80-sxm", "a10g", "a30", "a40",
-		"b100", "b200", "gb200", "gh200", "h100-nvl", "h100-pcie", "h100-sxm", "h20", "h200",
-		"h200-nvl", "l4", "l40", "l40s", "mi250x", "mi300x", "mi325x", "rtx3090", "rtx4090",
-		"rtx5090", "rtx6000ada", "t4", "v100-16", "v100-32",
+		"a800-80", "b100", "b200", "gb200", "gh200", "h100-nvl", "h100-pcie", "h100-sxm", "h20",
+		"h200", "h200-nvl", "h800", "l20", "l4", "l40", "l40s", "mi250x", "mi300x", "mi325x",
+		"rtx-a4000", "rtx-a5000", "rtx-a6000", "rtx-pro-6000", "rtx3090", "rtx4060ti-16",
+		"rtx4080", "rtx4080-super", "rtx4090", "rtx5080", "rtx5090", "rtx6000ada", "t4",
+		"titan-rtx", "v100-16", "v100-32",
 	}
 	var got []string
 	for _, g := range testCatalog(t).GPUs() {
@@ -79,6 +83,22 @@ func TestGPULookup(t *testing.T) {
 		{"NVIDIA-H100-80GB-HBM3-MIG-1g.10gb", "h100-sxm"},
 		{"NVIDIA-H100-80GB-HBM3-SHARED", "h100-sxm"},
 		{"NVIDIA-A100-SXM4-80GB-MIG-INVALID", "a100-80-sxm"},
+		// Parts added with their own sources (gpus.yaml comments).
+		{"NVIDIA-RTX-A6000", "rtx-a6000"},
+		{"NVIDIA-RTX-A5000", "rtx-a5000"},
+		{"NVIDIA-RTX-A4000", "rtx-a4000"},
+		{"TITAN-RTX", "titan-rtx"},
+		{"NVIDIA-TITAN-RTX", "titan-rtx"},
+		{"NVIDIA-A800-SXM4-80GB-MIG-3g.40gb", "a800-80"},
+		{"NVIDIA-H800-80GB-HBM3", "h800"},
+		{"NVIDIA-L20", "l20"},
+		{"NVIDIA-GeForce-RTX-4080-SUPER", "rtx4080-super"},
+		{"NVIDIA-GeForce-RTX-4080", "rtx4080"},
+		{"NVIDIA-GeForce-RTX-5080", "rtx5080"},
+		{"NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition", "rtx-pro-6000"},
+		{"RTX-4060-Ti-16GB", "rtx4060ti-16"},
+		// The 4060 Ti label names the 8 GB card too: no match rather than the 16 GB entry.
+		{"NVIDIA-GeForce-RTX-4060-Ti", ""},
 		{"A100", ""},
 		{"K80", ""},
 		{"", ""},
@@ -147,7 +167,7 @@ func TestSuggest(t *testing.T) {
 		{"H10-80GB", "H100-80GB"},
 		{"L40S-48G", "L40S"},
 		{"L40X", "L40"},
-		{"RTX-4080", "RTX-4090"},
+		{"RTX-4090-24G", "RTX-4090"},
 		{"V100-16", "V100-16GB"},
 		{"NVIDIA-H200-141G", "H200"},
 		{"completely-unknown-accelerator", ""},

@@ -69,7 +69,7 @@ func TestGPUsWithMIGProfile(t *testing.T) {
 		profile string
 		want    []string
 	}{
-		{"1g.10gb", []string{"a100-40-pcie", "a100-40-sxm", "a100-80-pcie", "a100-80-sxm", "h100-pcie", "h100-sxm"}},
+		{"1g.10gb", []string{"a100-40-pcie", "a100-40-sxm", "a100-80-pcie", "a100-80-sxm", "a800-80", "h100-pcie", "h100-sxm", "h800"}},
 		{"1g.5gb", []string{"a100-40-pcie", "a100-40-sxm"}},
 		{"mig-1g.18gb", []string{"h200", "h200-nvl"}},
 		{"4g.24gb", []string{"a30"}},

@@ -50,6 +50,23 @@ func TestNodeHints(t *testing.T) {
 				Sources: []string{"https://karpenter.sh/docs/reference/instance-types/"}, Path: []any{"nodeSelector", karpenterGPUName}}},
 		},
 		{
+			name: "azure whole-GPU A10 size states its count",
+			spec: map[string]any{"nodeSelector": map[string]any{"node.kubernetes.io/instance-type": "Standard_NV72ads_A10_v5"}},
+			want: []NodeHint{{Label: instanceTypeLabel, Values: []string{"Standard_NV72ads_A10_v5"}, GPUs: []string{"A10"}, Count: 2,
+				Sources: []string{"https://learn.microsoft.com/en-us/azure/virtual-machines/sizes/gpu-accelerated/nvadsa10v5-series"}, Path: []any{"nodeSelector", instanceTypeLabel}}},
+		},
+		{
+			name: "azure A10 vGPU slice size names no GPU",
+			spec: map[string]any{"nodeSelector": map[string]any{"node.kubernetes.io/instance-type": "Standard_NV6ads_A10_v5"}},
+			want: []NodeHint{{Label: instanceTypeLabel, Values: []string{"Standard_NV6ads_A10_v5"}, Path: []any{"nodeSelector", instanceTypeLabel}}},
+		},
+		{
+			name: "gke rtx pro 6000",
+			spec: map[string]any{"nodeSelector": map[string]any{"cloud.google.com/gke-accelerator": "nvidia-rtx-pro-6000"}},
+			want: []NodeHint{{Label: gkeAcceleratorLabel, Values: []string{"nvidia-rtx-pro-6000"}, GPUs: []string{"RTX-PRO-6000"},
+				Sources: []string{"https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"}, Path: []any{"nodeSelector", gkeAcceleratorLabel}}},
+		},
+		{
 			name: "unknown value is kept, with no GPU",
 			spec: map[string]any{"nodeSelector": map[string]any{"cloud.google.com/gke-accelerator": "nvidia-tesla-k80"}},
 			want: []NodeHint{{Label: gkeAcceleratorLabel, Values: []string{"nvidia-tesla-k80"}, Path: []any{"nodeSelector", gkeAcceleratorLabel}}},
