@@ -162,6 +162,9 @@ type EstimateInput struct {
 	Value   any // string, int, float64 or bool
 	Assumed bool
 	Basis   string // for an assumed input: where the default comes from
+	// From is where a stated input comes from when it is not the command
+	// line: "project file PATH:LINE". Empty for a flag.
+	From string
 }
 
 // EstimateMemory estimates per-GPU memory of workload w for model m on target t.
@@ -313,6 +316,7 @@ type inputJSON struct {
 	Value  any    `json:"value"`
 	Source string `json:"source"`
 	Basis  string `json:"basis,omitempty"`
+	From   string `json:"from,omitempty"`
 }
 
 // hostJSON is the host RAM per node: the need, and when judged the node's
@@ -340,7 +344,8 @@ type serveJSON struct {
 // headroom and, for serving only, serve (kv_bytes_per_token,
 // kv_cache_tokens, max_concurrency rounded to two decimals); then the added
 // allocated, reserved and overheads (name, bytes); then, when set, model
-// (id, from), inputs (name -> value, source given or assumed, basis) and
+// (id, from), inputs (name -> value, source given, project or assumed,
+// basis, from: the project file's line) and
 // host (need, judged, capacity, fits; only when the workload needs host
 // memory). fits is false when a judged host need exceeds the node's RAM.
 // All memory is in bytes.
@@ -361,10 +366,13 @@ func (e Estimate) MarshalJSON() ([]byte, error) {
 		out.Inputs = map[string]inputJSON{}
 		for _, x := range e.Inputs {
 			src := "given"
-			if x.Assumed {
+			switch {
+			case x.Assumed:
 				src = "assumed"
+			case x.From != "":
+				src = "project"
 			}
-			out.Inputs[x.Name] = inputJSON{Value: x.Value, Source: src, Basis: x.Basis}
+			out.Inputs[x.Name] = inputJSON{Value: x.Value, Source: src, Basis: x.Basis, From: x.From}
 		}
 	}
 	if e.Host > 0 {

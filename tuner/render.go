@@ -199,8 +199,8 @@ func renderBar(b *strings.Builder, e Estimate, rows []estimateRow, color bool) {
 	fmt.Fprintf(b, "  [%s]\n   %s\n", strings.Join(bar, ""), strings.Join(legend, "  "))
 }
 
-// renderInputs writes the inputs, one a line, each marked given or assumed
-// (with the default's basis).
+// renderInputs writes the inputs, one a line, each marked given, assumed
+// (with the default's basis) or with the project file line it came from.
 func renderInputs(b *strings.Builder, in []EstimateInput) {
 	nw, vw := 0, 0
 	for _, x := range in {
@@ -210,11 +210,14 @@ func renderInputs(b *strings.Builder, in []EstimateInput) {
 	b.WriteString("  inputs\n")
 	for _, x := range in {
 		how := "given"
-		if x.Assumed {
+		switch {
+		case x.Assumed:
 			how = "assumed"
 			if x.Basis != "" {
 				how += ": " + x.Basis
 			}
+		case x.From != "":
+			how = x.From
 		}
 		fmt.Fprintf(b, "    %-*s  %-*s  %s\n", nw, x.Name, vw, fmt.Sprint(x.Value), how)
 	}

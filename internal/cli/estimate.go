@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -27,7 +28,8 @@ type EstimateOptions struct {
 	OffloadOptimizer, OffloadParam, KVCache    string
 	Attention, Loss, LoRATargets, Weights      string
 	PrefillLogits                              string
-	MIG                                        string
+	MIG, FSDP                                  string
+	Config, TargetPath                         string
 	Checkpointing, OptimizerInBackward         bool
 	KbitFP32                                   bool
 	EnforceEager                               bool
@@ -40,20 +42,13 @@ type EstimateOptions struct {
 	// given reports whether a flag was set on the command line (cobra's
 	// Changed), so the output can mark each input given or assumed.
 	given func(name string) bool
+	// fromProject maps a flag name to "project file PATH:LINE" for each
+	// input the --config project file's target stated (estimate_project.go).
+	fromProject map[string]string
 }
 
-// optimizerFlags maps --optimizer to the tuner's optimizer and whether its
-// states are paged (bitsandbytes paged optimizers).
-var optimizerFlags = map[string]struct {
-	opt   tuner.Optimizer
-	paged bool
-}{
-	"adamw": {tuner.AdamW, false}, "adamw-foreach": {tuner.AdamWForeach, false},
-	"adamw-fused": {tuner.AdamWFused, false}, "adamw-forloop": {tuner.AdamWForLoop, false},
-	"adam8bit": {tuner.Adam8bit, false}, "adamw8bit": {tuner.Adam8bit, false},
-	"paged-adamw": {tuner.AdamW, true}, "paged-adamw8bit": {tuner.Adam8bit, true}, "paged-adam8bit": {tuner.Adam8bit, true},
-	"sgd": {tuner.SGD, false}, "adafactor": {tuner.Adafactor, false},
-}
+// fsdpStrategies are --fsdp's values: FSDP ShardingStrategy names.
+var fsdpStrategies = []string{"full_shard", "shard_grad_op", "no_shard", "hybrid_shard", "hybrid_shard_zero2"}
 
 var attentionFlags = map[string]tuner.AttentionImpl{
 	"eager": tuner.EagerAttention, "sdpa": tuner.FlashAttention, "flash": tuner.FlashAttention,
@@ -90,7 +85,10 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.IntVar(&o.GPUs, "gpus", 1, "GPUs in the job (data parallel degree for training)")
 	fl.StringVar(&o.Workload, "workload", "train", "train, lora, qlora, inference or serve")
 	fl.StringVar(&o.Precision, "precision", "", "fp32, fp16, bf16, fp8, amp or pure-bf16 (default: bf16 for training, the checkpoint dtype otherwise)")
-	fl.StringVar(&o.Optimizer, "optimizer", "", "adamw (the framework's default kernel), adamw-foreach, adamw-fused, adamw-forloop, adam8bit, paged-adamw, paged-adamw8bit, sgd or adafactor (default adamw)")
+	fl.StringVar(&o.Optimizer, "optimizer", "", "adamw (the framework's default kernel), adamw-foreach, adamw-fused, adamw-forloop, adam8bit, paged-adamw, paged-adamw8bit, sgd, adafactor, or galore-adamw, galore-adamw8bit, galore-adafactor (sized as the optimizer they wrap, an upper bound) (default adamw)")
+	fl.StringVar(&o.FSDP, "fsdp", "", "FSDP sharding strategy instead of ZeRO: full_shard, shard_grad_op, no_shard, hybrid_shard or hybrid_shard_zero2")
+	fl.StringVar(&o.Config, "config", "", "project file (.gpulint.yaml) whose target states the inputs no flag sets")
+	fl.StringVar(&o.TargetPath, "target-path", "", "with --config: the file path whose target applies (default: the first target)")
 	fl.BoolVar(&o.OptimizerInBackward, "optimizer-in-backward", false, "the optimizer steps inside backward (torchtune optimizer_in_bwd)")
 	fl.StringVar(&o.Attention, "attention", "", "attention implementation: eager, sdpa or flash (default sdpa/flash)")
 	fl.StringVar(&o.Loss, "loss", "", "loss implementation: hf-default (transformers, fp32 logits), chunked (torchtune, LitGPT) or fused (Liger) (default hf-default)")
@@ -146,8 +144,21 @@ func (o *EstimateOptions) validate() error {
 		}
 		o.hostMemory = n
 	}
-	if _, ok := optimizerFlags[o.Optimizer]; o.Optimizer != "" && !ok {
-		return bad("unknown --optimizer %q (want adamw, adamw-foreach, adamw-fused, adamw-forloop, adam8bit, paged-adamw, paged-adamw8bit, sgd or adafactor)", o.Optimizer)
+	if _, ok := tuner.OptimizerByName(o.Optimizer); o.Optimizer != "" && !ok {
+		return bad("unknown --optimizer %q (want %s)", o.Optimizer, strings.Join(tuner.OptimizerNames(), ", "))
+	}
+	if o.FSDP != "" && !slices.Contains(fsdpStrategies, o.FSDP) {
+		return bad("unknown --fsdp %q (want %s)", o.FSDP, strings.Join(fsdpStrategies, ", "))
+	}
+	if o.FSDP != "" && o.Zero > 0 {
+		return bad("--fsdp and --zero are mutually exclusive")
+	}
+	if o.TargetPath != "" && o.Config == "" {
+		return bad("--target-path needs --config")
+	}
+	if o.Config != "" && o.fromProject == nil {
+		// The project file fills the inputs in run, after which validate runs again.
+		return nil
 	}
 	if _, ok := attentionFlags[o.Attention]; o.Attention != "" && !ok {
 		return bad("unknown --attention %q (want eager, sdpa or flash)", o.Attention)
@@ -190,6 +201,11 @@ func runEstimate(o *EstimateOptions) error {
 	if o.ListGPUs || o.ListModels {
 		return listCatalog(ios.Out, cat, o.ListGPUs)
 	}
+	if o.Config != "" {
+		if err := o.applyProject(deps, cat); err != nil {
+			return err
+		}
+	}
 	target, err := o.target(deps.Targets, cat)
 	if err != nil {
 		return err
@@ -210,14 +226,14 @@ func runEstimate(o *EstimateOptions) error {
 	if err != nil {
 		return &usageError{err}
 	}
-	opt := optimizerFlags[o.Optimizer]
+	opt, _ := tuner.OptimizerByName(o.Optimizer)
 	var targets []string
 	if o.LoRATargets != "" {
 		targets = strings.Split(o.LoRATargets, ",")
 	}
 	w := tuner.Workload{
 		Kind: tuner.WorkloadKind(o.Workload), Precision: tuner.Precision(o.Precision),
-		Optimizer: opt.opt, PagedOptimizer: opt.paged, OptimizerInBackward: o.OptimizerInBackward, KbitFP32: o.KbitFP32,
+		Optimizer: opt.Optimizer, PagedOptimizer: opt.Paged, OptimizerInBackward: o.OptimizerInBackward, KbitFP32: o.KbitFP32,
 		Attention: attentionFlags[o.Attention], Loss: tuner.LossImpl(o.Loss), LoRATargets: targets,
 		PrefillLogits: tuner.PrefillLogits(o.PrefillLogits), WeightQuant: o.Weights,
 		CUDAContextBytes: int64(o.CUDAContextMiB) * tuner.MiB, MaxNumBatchedTokens: o.MaxNumBatchedTokens,
@@ -227,6 +243,9 @@ func runEstimate(o *EstimateOptions) error {
 		MicroBatch: o.MicroBatch, SeqLen: o.SeqLen, Checkpointing: o.Checkpointing, LoRARank: o.LoRARank,
 		GPUMemoryUtilization: o.GPUMemoryUtilization, MaxModelLen: o.MaxModelLen, MaxNumSeqs: o.MaxNumSeqs,
 		KVCacheDtype: o.KVCache,
+	}
+	if o.FSDP != "" {
+		normalize.FSDPStrategy(&w, o.FSDP, false)
 	}
 	e, err := tuner.EstimateMemory(m, target, w)
 	if err != nil {

@@ -10,18 +10,28 @@ import (
 
 // modelSource says which model --model or --params resolved to and where
 // it came from.
-func (o *EstimateOptions) modelSource(m *tuner.Model, src string, cat *tuner.Catalog) tuner.ModelSource {
+func (o *EstimateOptions) modelSource(m *tuner.Model, from string, cat *tuner.Catalog) tuner.ModelSource {
+	src := tuner.ModelSource{ID: m.ID}
 	switch c, ok := cat.Model(o.Model); {
 	case o.Model == "":
-		return tuner.ModelSource{ID: m.ID, From: "--params " + o.Params}
-	case src != "catalog" && src != "" && !isDir(o.Model):
-		return tuner.ModelSource{ID: m.ID, From: "Hugging Face cache, " + src}
+		src.From = "--params " + o.Params
+		if where, ok := o.fromProject["params"]; ok {
+			src.From = "params " + o.Params + ", " + where
+		}
+		return src
+	case from != "catalog" && from != "" && !isDir(o.Model):
+		src.From = "Hugging Face cache, " + from
 	case ok && c.ID == o.Model:
-		return tuner.ModelSource{ID: m.ID, From: "catalog"}
+		src.From = "catalog"
 	case ok:
-		return tuner.ModelSource{ID: m.ID, From: fmt.Sprintf("catalog, alias %s", o.Model)}
+		src.From = fmt.Sprintf("catalog, alias %s", o.Model)
+	default:
+		src.From = fmt.Sprintf("model directory %s, config.json", o.Model)
 	}
-	return tuner.ModelSource{ID: m.ID, From: fmt.Sprintf("model directory %s, config.json", o.Model)}
+	if where, ok := o.fromProject["model"]; ok {
+		src.From += ", " + where
+	}
+	return src
 }
 
 func isDir(p string) bool {
@@ -41,7 +51,21 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 			in = append(in, tuner.EstimateInput{Name: name, Value: flagValue})
 			return
 		}
+		if from, ok := o.fromProject[name]; ok {
+			in = append(in, tuner.EstimateInput{Name: name, Value: flagValue, From: from})
+			return
+		}
 		in = append(in, tuner.EstimateInput{Name: name, Value: assumedValue, Assumed: true, Basis: basis})
+	}
+	// stated reports whether the command line or the project file set name.
+	stated := func(name string) bool {
+		_, ok := o.fromProject[name]
+		return given(name) || ok
+	}
+	for _, name := range []string{"gpu", "gpu-memory"} {
+		if _, ok := o.fromProject[name]; ok && !given(name) {
+			add(name, map[string]string{"gpu": o.GPU, "gpu-memory": o.GPUMemory}[name], "", "")
+		}
 	}
 	if given("mig") {
 		add("mig", o.MIG, "", "")
@@ -69,6 +93,14 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 		add("offload-param", o.OffloadParam, string(w.OffloadParam), "")
 		add("checkpointing", o.Checkpointing, w.Checkpointing, "")
 		add("optimizer", o.Optimizer, string(w.Optimizer), "the framework's default AdamW kernel")
+		if c, _ := tuner.OptimizerByName(o.Optimizer); c.StandIn != "" {
+			// Sized as another optimizer: the estimate rests on that stand-in.
+			x := &in[len(in)-1]
+			x.Assumed, x.Basis, x.From = true, c.StandInBasis(o.Optimizer), ""
+		}
+		if stated("fsdp") {
+			add("fsdp", o.FSDP, "", "")
+		}
 		add("optimizer-in-backward", o.OptimizerInBackward, w.OptimizerInBackward, "")
 		add("attention", o.Attention, "sdpa/flash", "")
 		add("loss", o.Loss, string(w.Loss), "transformers' loss on fp32 logits")

@@ -84,8 +84,47 @@ type TargetRule struct {
 	MicroBatch int
 	Method     string
 	ModelDtype string
+	// The other inputs of the memory model, each also a `gpulint estimate`
+	// flag: the attention kernel (eager, sdpa, flash), the CUDA context per
+	// process in MiB, the optimizer (an estimate --optimizer name), whether
+	// it steps inside backward, the loss implementation (hf-default,
+	// chunked, fused), LoRA rank and target modules, whether the script
+	// offloads activations to the host, the FSDP sharding strategy, vLLM's
+	// max_num_batched_tokens and enforce_eager, the memory of a GPU the
+	// catalog lacks (as 24GiB) and a parameter count when no model is named
+	// (as 7.5B). Zero values are unset; the pointers tell an explicit
+	// false from an absent key.
+	Attention            string
+	CUDAContextMiB       int
+	Optimizer            string
+	OptimizerInBackward  *bool
+	Loss                 string
+	LoRARank             int
+	LoRATargets          []string
+	ActivationOffloading *bool
+	FSDP                 string
+	MaxNumBatchedTokens  int
+	EnforceEager         *bool
+	GPUMemory            string
+	Params               string
 	// GPUAt and ModelAt are where the file sets GPU and Model.
 	GPUAt, ModelAt finding.Pos
+	// File is the project file; At maps each key the target sets to where
+	// its value is, so a verdict can cite file:line for a stated input.
+	File string
+	At   map[string]finding.Pos
+}
+
+// Where returns "file:line" of the target's key, or "" when it is unset.
+func (t *TargetRule) Where(key string) string {
+	if t == nil {
+		return ""
+	}
+	pos, ok := t.At[key]
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", t.File, pos.Line)
 }
 
 // RuleSetting turns a rule off or changes its severity and parameters.
@@ -171,6 +210,13 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 		}
 		tr.Method = value.String(tm["method"])
 		tr.ModelDtype = value.String(tm["model_dtype"])
+		readTargetInputs(&tr, tm)
+		tr.File, tr.At = path, map[string]finding.Pos{}
+		for k := range tm {
+			if k != "paths" {
+				tr.At[k] = at("targets", i, k)
+			}
+		}
 		p.Targets = append(p.Targets, tr)
 	}
 	if rm, ok := m["rules"].(map[string]any); ok {
@@ -511,4 +557,40 @@ func (ps *Set) Projects() []*Project {
 		}
 	}
 	return out
+}
+
+// readTargetInputs reads the memory model's inputs a target may state
+// beside seq_len, micro_batch, method and model_dtype (the schema has
+// checked their types and values).
+func readTargetInputs(tr *TargetRule, tm map[string]any) {
+	num := func(k string) int {
+		n, _ := tm[k].(int64)
+		return int(n)
+	}
+	flag := func(k string) *bool {
+		if b, ok := tm[k].(bool); ok {
+			return &b
+		}
+		return nil
+	}
+	tr.Attention = value.String(tm["attention"])
+	tr.CUDAContextMiB = num("cuda_context")
+	tr.Optimizer = value.String(tm["optimizer"])
+	tr.OptimizerInBackward = flag("optimizer_in_backward")
+	tr.Loss = value.String(tm["loss"])
+	tr.LoRARank = num("lora_rank")
+	for _, x := range value.List(tm["lora_targets"]) {
+		tr.LoRATargets = append(tr.LoRATargets, value.String(x))
+	}
+	tr.ActivationOffloading = flag("activation_offloading")
+	tr.FSDP = value.String(tm["fsdp"])
+	tr.MaxNumBatchedTokens = num("max_num_batched_tokens")
+	tr.EnforceEager = flag("enforce_eager")
+	tr.GPUMemory = value.String(tm["gpu_memory"])
+	switch v := tm["params"].(type) {
+	case int64:
+		tr.Params = fmt.Sprint(v)
+	default:
+		tr.Params = value.String(v)
+	}
 }

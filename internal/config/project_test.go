@@ -3,11 +3,14 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/normalize"
 )
 
 func TestMatchGlob(t *testing.T) {
@@ -99,5 +102,71 @@ func TestLoadSetFindsNearestProject(t *testing.T) {
 		if p == nil || p.Path != tc.want {
 			t.Errorf("Find(%s) = %v, want %s", tc.file, p, tc.want)
 		}
+	}
+}
+
+// TestLoadTargetInputs: every memory-model input a target may state is read
+// with where it is, so a verdict can cite the project file's line.
+func TestLoadTargetInputs(t *testing.T) {
+	dir := t.TempDir()
+	path := writeProject(t, dir, `targets:
+  - paths: ["**"]
+    gpu: My-GPU
+    gpu_memory: 24GiB
+    params: 7.5B
+    attention: eager
+    cuda_context: 600
+    optimizer: galore-adamw
+    optimizer_in_backward: false
+    loss: chunked
+    lora_rank: 8
+    lora_targets: [q, v]
+    activation_offloading: true
+    fsdp: shard_grad_op
+    max_num_batched_tokens: 4096
+    enforce_eager: true
+`)
+	p, err := Load(path, normalize.NewValidator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Targets[0]
+	f, tr := false, true
+	want := TargetRule{Paths: []string{"**"}, GPU: "My-GPU", GPUMemory: "24GiB", Params: "7.5B",
+		Attention: "eager", CUDAContextMiB: 600, Optimizer: "galore-adamw", OptimizerInBackward: &f,
+		Loss: "chunked", LoRARank: 8, LoRATargets: []string{"q", "v"}, ActivationOffloading: &tr,
+		FSDP: "shard_grad_op", MaxNumBatchedTokens: 4096, EnforceEager: &tr}
+	ignore := cmpopts.IgnoreFields(TargetRule{}, "GPUAt", "ModelAt", "File", "At")
+	if diff := cmp.Diff(want, got, ignore); diff != "" {
+		t.Errorf("target (-want +got):\n%s", diff)
+	}
+	if w, g := path+":8", got.Where("optimizer"); g != w {
+		t.Errorf("Where(optimizer) = %q, want %q", g, w)
+	}
+	if g := got.Where("seq_len"); g != "" {
+		t.Errorf("Where(seq_len) = %q for an unset key, want empty", g)
+	}
+}
+
+// TestLoadRejectsBadTargetInputs: the new keys are as strict as the rest:
+// a typo or a bad value is an error at its line, with a did-you-mean.
+func TestLoadRejectsBadTargetInputs(t *testing.T) {
+	tests := []struct{ name, body, want string }{
+		{"typo", "    optimiser: adamw\n", `:3:16: `},
+		{"unknown optimizer", "    optimizer: lion\n", `:3:16: `},
+		{"bad size", "    gpu_memory: 24 gigs\n", `:3:17: `},
+		{"bad strategy", "    fsdp: zero3\n", `:3:11: `},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeProject(t, t.TempDir(), "targets:\n  - paths: [\"**\"]\n"+tc.body)
+			_, err := Load(path, normalize.NewValidator())
+			if err == nil || !strings.Contains(err.Error(), path+tc.want) {
+				t.Fatalf("Load error = %v, want one at %s%s", err, path, tc.want)
+			}
+			if tc.name == "typo" && !strings.Contains(err.Error(), "optimizer") {
+				t.Errorf("error %v has no did-you-mean", err)
+			}
+		})
 	}
 }

@@ -76,17 +76,17 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 		if gpus == 0 {
 			gpus = t.Comment.gpusTaken()
 		}
-		tw, ok = recipe.WorkloadLaunched(w, gpus, t.launchedWork(), t.Comment.shardingTaken())
+		tw, ok = recipe.WorkloadWithFSDP(w, gpus, t.launchedWork(), t.Stated.FSDP, t.Comment.shardingTaken())
 		if recipe.FusedLoss(w, t.Model) {
 			tw.Loss = tuner.FusedLoss
 		}
 	} else {
 		tw, ok = w.Tuner(t.GPUs)
 	}
-	if !ok {
+	if !ok || t.offloadsActivations(w) {
 		return tw, false
 	}
-	return t.applyStated(w, tw), true
+	return t.applyStatedInputs(w, t.applyStated(w, tw)), true
 }
 
 // estimate runs the memory model for a subject's workload on its target

@@ -31,7 +31,14 @@ func (s *subject) inputs() map[string]finding.Input {
 	t, w := s.tgt, s.work
 	out := map[string]finding.Input{}
 	stated := func(name string, v any, src finding.Source, settle string) {
-		out[name] = finding.Input{Name: name, Value: fmt.Sprint(v), Source: src, Settle: settle}
+		in := finding.Input{Name: name, Value: fmt.Sprint(v), Source: src, Settle: settle}
+		// The inputs beyond the original four name the project file's line
+		// (statedInputs; optimizer here). gpu, gpus, model, seq_len,
+		// micro_batch, method and model_dtype name only the source.
+		if pos, ok := t.Stated.At[name]; ok && src == finding.SourceProject && name == "optimizer" {
+			in.Range = &finding.Range{File: t.Stated.File, Start: pos, End: pos}
+		}
+		out[name] = in
 	}
 	fromFile := func(name string, v any, field string) {
 		in := finding.Input{Name: name, Value: fmt.Sprint(v), Source: finding.SourceFile}
@@ -123,6 +130,7 @@ func (s *subject) inputs() map[string]finding.Input {
 	if role, _ := w.Get("role"); role == "train" {
 		s.trainingInputs(out, fromFile, stated)
 	}
+	t.statedInputs(w, out)
 	for name, why := range s.assumed {
 		if in, ok := out[name]; ok && in.Source == finding.SourceFile {
 			in.Source, in.Settle = finding.SourceAssumed, why
@@ -194,6 +202,21 @@ func (s *subject) trainingInputs(out map[string]finding.Input, fromFile func(str
 		stated("method", t.Stated.Method, finding.SourceProject, "")
 	default:
 		stated("method", "full", finding.SourceAssumed, "set targets.method: full, lora or qlora")
+	}
+	switch o, _ := w.Get("optimizer"); {
+	case o != nil && o != "":
+		// Listed only when the model sizes it as another optimizer: the
+		// verdict then rests on that stand-in.
+		if name, _ := o.(string); recipe.OptimizerStandIn(name) != "" {
+			stated("optimizer", name, finding.SourceAssumed, recipe.OptimizerStandIn(name))
+		}
+	case t.Stated.Optimizer != "":
+		c, _ := tuner.OptimizerByName(t.Stated.Optimizer)
+		if basis := c.StandInBasis(t.Stated.Optimizer); basis != "" {
+			stated("optimizer", t.Stated.Optimizer, finding.SourceAssumed, basis)
+		} else {
+			stated("optimizer", t.Stated.Optimizer, finding.SourceProject, "")
+		}
 	}
 	switch d, _ := w.Get("model_dtype"); {
 	case d != nil && d != "":

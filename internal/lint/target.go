@@ -53,9 +53,9 @@ type Target struct {
 	// ModelFrom says where ModelID came from: flag, project, manifest or
 	// config.
 	ModelFrom string
-	// Stated are the inputs the project file states for this path that a
-	// file may leave to its training script (targets' seq_len,
-	// micro_batch, method, model_dtype).
+	// Stated is the project file's target for this path: the inputs a
+	// file may leave to its script (seq_len, micro_batch, method,
+	// model_dtype, optimizer, attention, ...), each with its line.
 	Stated config.TargetRule
 	// Headroom is the share of capacity a workload must leave free (the
 	// project's vram-overcommit headroom); 0 means the default.
@@ -379,7 +379,8 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 		t.Nodes = pt.Nodes
 	}
 	if pt != nil {
-		t.Stated = config.TargetRule{SeqLen: pt.SeqLen, MicroBatch: pt.MicroBatch, Method: pt.Method, ModelDtype: pt.ModelDtype}
+		t.Stated = *pt
+		t.applyStatedGPUMemory()
 	}
 	modelDefault, modelDefaultFrom := "", ""
 	switch {

@@ -120,26 +120,36 @@ func (w *Workload) ApplyFSDP(tw *tuner.Workload) bool {
 	if s == "" {
 		return false
 	}
+	v, _ := w.Get("fsdp.version")
+	FSDPStrategy(tw, s, v == int64(2))
+	tw.OffloadOptimizer, tw.OffloadParam = tuner.NoOffload, tuner.NoOffload
+	if b, _ := w.Get("fsdp.cpu_offload"); b == true {
+		tw.OffloadOptimizer, tw.OffloadParam = tuner.CPU, tuner.CPU
+	}
+	return true
+}
+
+// FSDPStrategy sets tw's sharding for an FSDP ShardingStrategy name
+// (full_shard, shard_grad_op, no_shard, hybrid_shard, hybrid_shard_zero2;
+// case and a leading underscore ignored; anything else is full sharding),
+// as ApplyFSDP reads it from a config: a project file's targets.fsdp and
+// `gpulint estimate --fsdp` name the same strategies.
+func FSDPStrategy(tw *tuner.Workload, strategy string, fsdp2 bool) {
 	tw.Sharding = tuner.FSDP1
-	if v, _ := w.Get("fsdp.version"); v == int64(2) {
+	if fsdp2 {
 		tw.Sharding = tuner.FSDP2
 	}
 	tw.HybridShard = false
-	switch strings.ToLower(s) {
+	switch strings.TrimPrefix(strings.ToLower(strategy), "_") {
 	case "no_shard":
 		tw.ZeroStage = 0
 	case "shard_grad_op":
 		tw.ZeroStage = 2
-	case "_hybrid_shard_zero2", "hybrid_shard_zero2":
+	case "hybrid_shard_zero2":
 		tw.ZeroStage, tw.HybridShard = 2, true
 	case "hybrid_shard":
 		tw.ZeroStage, tw.HybridShard = 3, true
 	default:
 		tw.ZeroStage = 3
 	}
-	tw.OffloadOptimizer, tw.OffloadParam = tuner.NoOffload, tuner.NoOffload
-	if b, _ := w.Get("fsdp.cpu_offload"); b == true {
-		tw.OffloadOptimizer, tw.OffloadParam = tuner.CPU, tuner.CPU
-	}
-	return true
 }

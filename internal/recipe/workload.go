@@ -51,6 +51,14 @@ func WorkloadAssuming(w *normalize.Workload, gpus int, assumed Sharding) (tuner.
 // sharding of its own, the launch's is the run's: the recipe's own keys
 // win over the launch, and the launch over the comment.
 func WorkloadLaunched(w *normalize.Workload, gpus int, launched *normalize.Workload, assumed Sharding) (tuner.Workload, bool) {
+	return WorkloadWithFSDP(w, gpus, launched, "", assumed)
+}
+
+// WorkloadWithFSDP is WorkloadLaunched for a recipe whose sharding, when
+// neither it nor its launch states one, is FSDP with the given strategy (a
+// project file's targets.fsdp; "" when unknown): the recipe's keys win,
+// then the launch, then the project file, then the comment.
+func WorkloadWithFSDP(w *normalize.Workload, gpus int, launched *normalize.Workload, fsdp string, assumed Sharding) (tuner.Workload, bool) {
 	get := func(f string) any { v, _ := w.Get(f); return v }
 	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
 	str := func(f string) string { return value.String(get(f)) }
@@ -101,7 +109,11 @@ func WorkloadLaunched(w *normalize.Workload, gpus int, launched *normalize.Workl
 			unsharded = true // plain data parallelism: DDP
 		}
 	}
-	if !sharded && !unsharded && !hasDS && assumed.apply(&tw) {
+	if !sharded && !unsharded && !hasDS && fsdp != "" {
+		// FSDP wraps the model whatever the strategy (NO_SHARD included).
+		normalize.FSDPStrategy(&tw, fsdp, false)
+		sharded = true
+	} else if !sharded && !unsharded && !hasDS && assumed.apply(&tw) {
 		sharded = true
 	}
 	switch {

@@ -249,3 +249,23 @@ func TestMergeLaunchPrecision(t *testing.T) {
 		}
 	}
 }
+
+// TestOptimizerStandIn: an optimizer the memory model has no regime for is
+// named with what it is sized as; one it sizes itself is not.
+func TestOptimizerStandIn(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"galore_adamw", "sized as AdamW: the memory model has no regime for galore_adamw's states"},
+		{"galore_adamw_8bit", "sized as 8-bit Adam: the memory model has no regime for galore_adamw_8bit's states"},
+		{"galore_adafactor", "sized as Adafactor: the memory model has no regime for galore_adafactor's states"},
+		{"lomo", "sized as AdamW: the memory model has no regime for lomo's states"},
+		{"adamw_torch_fused", ""},
+		{"paged_adamw_8bit", ""},
+		{"adafactor", ""},
+		{"torch.optim.adamw", ""},
+	}
+	for _, tc := range tests {
+		if got := recipe.OptimizerStandIn(tc.name); got != tc.want {
+			t.Errorf("OptimizerStandIn(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -76,7 +76,11 @@ func (r *Rule) AppliesTo(k string) bool {
 
 // InputNames are the target inputs a rule may declare in its metadata's
 // inputs: the ones the pipeline records as evidence.
-var InputNames = []string{"gpu", "gpus", "model", "seq_len", "micro_batch", "method", "model_dtype"}
+var InputNames = []string{"gpu", "gpus", "model", "seq_len", "micro_batch", "method", "model_dtype",
+	// The memory model's other inputs, recorded when the project file
+	// states them (or, for optimizer, when the model sizes it as another).
+	"optimizer", "optimizer_in_backward", "attention", "loss", "lora_rank", "lora_targets", "fsdp",
+	"cuda_context", "gpu_memory", "max_num_batched_tokens", "enforce_eager"}
 
 // Catalog is the set of loaded rules, indexed by id and slug.
 type Catalog struct {

@@ -19,7 +19,7 @@
 #     the micro batch or max-model-len, enable activation checkpointing, or
 #     use a larger GPU; `gpulint fix --tune` proposes a plan that fits.
 #   kinds: [deepspeed, accelerate, vllm, finetune, tgi]
-#   inputs: [gpu, gpus, model, seq_len, micro_batch, method]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, max_num_batched_tokens, enforce_eager]
 #   since: 0.1.0
 #   fixable: false
 #   example: |
@@ -50,14 +50,26 @@ findings contains f if {
 }
 
 # rests_on names the inputs an overcommit verdict holds for. When the
-# model states alone (weights, gradients, optimizer states) exceed the
-# GPU, no sequence length or micro batch makes it fit: the verdict rests
-# on the GPU, the model, the world size and the method only. Otherwise
-# the activations decide, and so do the sequence length and micro batch.
-rests_on(est) := ["gpu", "gpus", "model", "method"] if {
+# weights and gradients alone exceed the GPU, the optimizer does not
+# matter either; when the model states alone (weights, gradients,
+# optimizer states) do, no sequence length or micro batch makes it fit:
+# the verdict rests on the GPU, the model, the world size and the method
+# (and on what sizes those states: LoRA, sharding, a stated GPU memory or
+# CUDA context, the optimizer). Otherwise the activations decide, and so
+# do the sequence length, micro batch, attention kernel, loss and vLLM's
+# batching.
+weights_inputs := ["gpu", "gpus", "model", "method", "optimizer_in_backward",
+	"lora_rank", "lora_targets", "fsdp", "cuda_context", "gpu_memory"]
+
+states_inputs := array.concat(weights_inputs, ["optimizer"])
+
+rests_on(est) := weights_inputs if {
+	b := est.breakdown
+	b.weights + b.gradients > est.capacity
+} else := states_inputs if {
 	b := est.breakdown
 	(b.weights + b.gradients) + b.optimizer_states > est.capacity
-} else := ["gpu", "gpus", "model", "seq_len", "micro_batch", "method"]
+} else := array.concat(states_inputs, ["seq_len", "micro_batch", "attention", "loss", "max_num_batched_tokens", "enforce_eager"])
 
 findings contains f if {
 	not input.target.mig_profile

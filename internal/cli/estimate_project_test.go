@@ -1,0 +1,178 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+type estimateJSON struct {
+	PerGPU struct {
+		Total int64 `json:"total"`
+	} `json:"per_gpu"`
+	Capacity int64 `json:"capacity"`
+	Model    struct {
+		ID, From string
+	} `json:"model"`
+	Inputs map[string]struct {
+		Value  any    `json:"value"`
+		Source string `json:"source"`
+		Basis  string `json:"basis"`
+		From   string `json:"from"`
+	} `json:"inputs"`
+}
+
+func estimateJSONOf(t *testing.T, args ...string) estimateJSON {
+	t.Helper()
+	out, errOut, code := run(t, false, nil, append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errOut)
+	}
+	var e estimateJSON
+	if err := json.Unmarshal([]byte(out), &e); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+const loraProject = `targets:
+  - paths: ["finetune/**"]
+    gpu: L4
+    model: meta-llama/Llama-3.1-8B
+    method: lora
+    seq_len: 1024
+    optimizer: adam8bit
+    loss: chunked
+    lora_rank: 8
+    lora_targets: [q, v]
+    cuda_context: 600
+`
+
+// TestEstimateReadsProjectFile: with --config the project file's target
+// states every input no flag sets, each shown with its line; a flag wins;
+// the estimate is the one the same flags give.
+func TestEstimateReadsProjectFile(t *testing.T) {
+	dir := t.TempDir()
+	pp := write(t, dir, ".gpulint.yaml", loraProject)
+	got := estimateJSONOf(t, "estimate", "--config", pp)
+	flags := estimateJSONOf(t, "estimate", "--gpu", "L4", "--model", "meta-llama/Llama-3.1-8B", "--workload", "lora",
+		"--seq-len", "1024", "--optimizer", "adam8bit", "--loss", "chunked", "--lora-rank", "8", "--lora-targets", "q,v",
+		"--cuda-context", "600")
+	if got.PerGPU.Total != flags.PerGPU.Total || got.Capacity != flags.Capacity {
+		t.Errorf("project estimate %d of %d, flags %d of %d", got.PerGPU.Total, got.Capacity, flags.PerGPU.Total, flags.Capacity)
+	}
+	lines := map[string]int{"gpu": 3, "workload": 5, "seq-len": 6, "optimizer": 7, "loss": 8, "lora-rank": 9, "lora-targets": 10, "cuda-context": 11}
+	for name, line := range lines {
+		in := got.Inputs[name]
+		if want := "project file " + pp + ":" + itoa(line); in.Source != "project" || in.From != want {
+			t.Errorf("input %s: source %q from %q, want project from %q", name, in.Source, in.From, want)
+		}
+	}
+	if want := "catalog, project file " + pp + ":4"; got.Model.From != want {
+		t.Errorf("model from %q, want %q", got.Model.From, want)
+	}
+	if in := got.Inputs["micro-batch"]; in.Source != "assumed" {
+		t.Errorf("micro-batch source %q, want assumed: neither a flag nor the project states it", in.Source)
+	}
+	over := estimateJSONOf(t, "estimate", "--config", pp, "--optimizer", "adamw", "--seq-len", "2048")
+	if over.Inputs["optimizer"].Source != "given" || over.Inputs["seq-len"].Value != float64(2048) {
+		t.Errorf("flags did not win over the project file: %+v", over.Inputs)
+	}
+	text, _, code := run(t, false, nil, "estimate", "--config", pp)
+	named := false
+	for _, l := range strings.Split(text, "\n") {
+		f := strings.Fields(l)
+		named = named || (len(f) == 5 && f[0] == "optimizer" && f[1] == "adam8bit" && f[4] == pp+":7")
+	}
+	if code != 0 || !named {
+		t.Errorf("text output does not name the project line (exit %d):\n%s", code, text)
+	}
+}
+
+// TestEstimateProjectTargetPath picks the target whose paths match.
+func TestEstimateProjectTargetPath(t *testing.T) {
+	dir := t.TempDir()
+	pp := write(t, dir, ".gpulint.yaml", loraProject+`  - paths: ["serve/**"]
+    gpu: My-Card
+    gpu_memory: 24GiB
+    params: 7.5B
+    max_num_batched_tokens: 4096
+    enforce_eager: true
+`)
+	got := estimateJSONOf(t, "estimate", "--config", pp, "--target-path", dir+"/serve/vllm.yaml", "--workload", "serve")
+	if got.Capacity != 24<<30 {
+		t.Errorf("capacity %d, want the stated 24 GiB", got.Capacity)
+	}
+	if !strings.HasPrefix(got.Model.From, "params 7.5B, project file "+pp+":15") {
+		t.Errorf("model from %q", got.Model.From)
+	}
+	for _, name := range []string{"gpu-memory", "max-num-batched-tokens", "enforce-eager"} {
+		if got.Inputs[name].Source != "project" {
+			t.Errorf("input %s = %+v, want from the project", name, got.Inputs[name])
+		}
+	}
+	_, errOut, code := run(t, false, nil, "estimate", "--config", pp, "--target-path", dir+"/other.json")
+	if code != 2 || !strings.Contains(errOut, "no target") {
+		t.Errorf("unmatched --target-path: exit %d, %s", code, errOut)
+	}
+}
+
+// TestEstimateProjectActivationOffloading: the model has no regime for
+// activations in host memory; the estimate says so at the project's line.
+func TestEstimateProjectActivationOffloading(t *testing.T) {
+	dir := t.TempDir()
+	pp := write(t, dir, ".gpulint.yaml", loraProject+"    activation_offloading: true\n")
+	_, errOut, code := run(t, false, nil, "estimate", "--config", pp)
+	if code != 2 || !strings.Contains(errOut, pp+":12") || !strings.Contains(errOut, "no regime") {
+		t.Errorf("exit %d, %s", code, errOut)
+	}
+}
+
+// TestEstimateGaLoreIsAssumed: GaLore is sized as the optimizer it wraps,
+// and its input says so even when given.
+func TestEstimateGaLoreIsAssumed(t *testing.T) {
+	base := []string{"estimate", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "H100-80GB"}
+	galore := estimateJSONOf(t, append(base, "--optimizer", "galore-adamw")...)
+	adamw := estimateJSONOf(t, append(base, "--optimizer", "adamw")...)
+	if galore.PerGPU.Total != adamw.PerGPU.Total {
+		t.Errorf("galore-adamw %d, adamw %d: want the stand-in's estimate", galore.PerGPU.Total, adamw.PerGPU.Total)
+	}
+	in := galore.Inputs["optimizer"]
+	if in.Source != "assumed" || in.Value != "galore-adamw" || !strings.Contains(in.Basis, "sized as adamw") {
+		t.Errorf("optimizer input %+v, want assumed, sized as adamw", in)
+	}
+	if adamw.Inputs["optimizer"].Source != "given" {
+		t.Errorf("adamw input %+v, want given", adamw.Inputs["optimizer"])
+	}
+}
+
+// TestEstimateFSDP: --fsdp shards like the ZeRO stage its strategy maps to,
+// is listed among the inputs, and excludes --zero.
+func TestEstimateFSDP(t *testing.T) {
+	base := []string{"estimate", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "H100-80GB", "--gpus", "8"}
+	ddp := estimateJSONOf(t, base...)
+	full := estimateJSONOf(t, append(base, "--fsdp", "full_shard")...)
+	grad := estimateJSONOf(t, append(base, "--fsdp", "shard_grad_op")...)
+	if !(full.PerGPU.Total < grad.PerGPU.Total && grad.PerGPU.Total < ddp.PerGPU.Total) {
+		t.Errorf("per-GPU totals full_shard %d, shard_grad_op %d, none %d: want decreasing with sharding",
+			full.PerGPU.Total, grad.PerGPU.Total, ddp.PerGPU.Total)
+	}
+	if diff := cmp.Diff("full_shard", full.Inputs["fsdp"].Value); diff != "" || full.Inputs["fsdp"].Source != "given" {
+		t.Errorf("fsdp input %+v", full.Inputs["fsdp"])
+	}
+	if _, ok := ddp.Inputs["fsdp"]; ok {
+		t.Error("fsdp listed without --fsdp")
+	}
+	for _, args := range [][]string{{"--fsdp", "zero3"}, {"--fsdp", "full_shard", "--zero", "3"}} {
+		if _, errOut, code := run(t, false, nil, append(base, args...)...); code != 2 {
+			t.Errorf("%v: exit %d, %s", args, code, errOut)
+		}
+	}
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
