@@ -280,6 +280,10 @@ func TestProjectFileStrict(t *testing.T) {
 		{"unknown rule in ignore", "ignore:\n  - {path: \"*.json\", rule: fp32-where-bf61, reason: old}\n", []string{".gpulint.yaml:2:", "ignore: unknown rule \"fp32-where-bf61\" (did you mean \"fp32-where-bf16\"?)"}},
 		{"ignore without a reason", "ignore:\n  - {path: \"*.json\", rule: fp32-where-bf16}\n", []string{".gpulint.yaml:2:", "reason"}},
 		{"ignore with a blank reason", "ignore:\n  - {path: \"*.json\", rule: fp32-where-bf16, reason: \" \"}\n", []string{".gpulint.yaml:2:", "reason"}},
+		{"misspelt memory-model input", "targets:\n  - paths: [\"**\"]\n    optimiser: adam8bit\n", []string{".gpulint.yaml:3:", `unknown key "optimiser" in targets[0] (did you mean "optimizer"?)`}},
+		{"optimizer the model does not know", "targets:\n  - paths: [\"**\"]\n    optimizer: lion\n", []string{".gpulint.yaml:3:16:"}},
+		{"FSDP strategy that does not exist", "targets:\n  - paths: [\"**\"]\n    fsdp: zero3\n", []string{".gpulint.yaml:3:11:"}},
+		{"memory size without a unit", "targets:\n  - paths: [\"**\"]\n    gpu_memory: \"24\"\n", []string{".gpulint.yaml:3:17:", "a memory size such as 24GiB"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

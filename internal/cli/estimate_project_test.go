@@ -176,3 +176,62 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// TestLintEvidenceNamesProjectLine: through the CLI, a verdict resting on an
+// input the project file states carries that file's line in its JSON
+// evidence, and a GaLore stand-in keeps the verdict at info.
+func TestLintEvidenceNamesProjectLine(t *testing.T) {
+	dir := t.TempDir()
+	ds := write(t, dir, "ds.json", `{"train_micro_batch_size_per_gpu": 16, "bf16": {"enabled": true}, "zero_optimization": {"stage": 3}}`)
+	project := `targets:
+  - paths: ["**"]
+    gpu: H100-80GB
+    gpus: 8
+    model: meta-llama/Llama-3.1-8B
+    method: full
+    seq_len: 2048
+    attention: eager
+    optimizer: %s
+`
+	type evidence struct {
+		Name, Value, Source, File string
+		Line                      int
+	}
+	lintJSON := func(t *testing.T, optimizer string) (string, []evidence) {
+		t.Helper()
+		write(t, dir, ".gpulint.yaml", strings.Replace(project, "%s", optimizer, 1))
+		out, errOut, _ := run(t, false, nil, "lint", "--format", "json", ds)
+		var got struct {
+			Findings []struct {
+				Slug, Severity string
+				Evidence       []evidence
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v: %s", err, errOut)
+		}
+		for _, f := range got.Findings {
+			if f.Slug == "vram-overcommit" {
+				return f.Severity, f.Evidence
+			}
+		}
+		t.Fatalf("no vram-overcommit in %s", out)
+		return "", nil
+	}
+	sev, ev := lintJSON(t, "adam8bit")
+	found := map[string]evidence{}
+	for _, e := range ev {
+		found[e.Name] = e
+	}
+	if sev != "error" {
+		t.Errorf("severity %s, want error", sev)
+	}
+	for name, line := range map[string]int{"attention": 8, "optimizer": 9} {
+		if e := found[name]; e.Source != "project" || !strings.HasSuffix(e.File, ".gpulint.yaml") || e.Line != line {
+			t.Errorf("evidence %s = %+v, want project at .gpulint.yaml:%d", name, e, line)
+		}
+	}
+	if sev, _ := lintJSON(t, "galore-adamw8bit"); sev != "info" {
+		t.Errorf("GaLore stand-in: severity %s, want info", sev)
+	}
+}
