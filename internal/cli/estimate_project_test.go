@@ -91,6 +91,23 @@ func TestEstimateReadsProjectFile(t *testing.T) {
 	}
 }
 
+// TestEstimateProjectKbitFP32: a QLoRA target's kbit_fp32 sizes the base's
+// unquantized parameters in fp32, as --kbit-fp32 does.
+func TestEstimateProjectKbitFP32(t *testing.T) {
+	dir := t.TempDir()
+	body := strings.Replace(loraProject, "method: lora", "method: qlora", 1)
+	off := estimateJSONOf(t, "estimate", "--config", write(t, dir, "off.yaml", body))
+	pp := write(t, dir, "on.yaml", body+"    kbit_fp32: true\n")
+	on := estimateJSONOf(t, "estimate", "--config", pp)
+	flag := estimateJSONOf(t, "estimate", "--config", write(t, dir, "off2.yaml", body), "--kbit-fp32")
+	if on.PerGPU.Total <= off.PerGPU.Total || on.PerGPU.Total != flag.PerGPU.Total {
+		t.Errorf("kbit_fp32: %d, without %d, flag %d", on.PerGPU.Total, off.PerGPU.Total, flag.PerGPU.Total)
+	}
+	if in := on.Inputs["kbit-fp32"]; in.Source != "project" || in.From != "project file "+pp+":12" {
+		t.Errorf("kbit-fp32 input %+v", in)
+	}
+}
+
 // TestEstimateProjectTargetPath picks the target whose paths match.
 func TestEstimateProjectTargetPath(t *testing.T) {
 	dir := t.TempDir()

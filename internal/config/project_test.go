@@ -125,6 +125,7 @@ func TestLoadTargetInputs(t *testing.T) {
     fsdp: shard_grad_op
     max_num_batched_tokens: 4096
     enforce_eager: true
+    kbit_fp32: true
 `)
 	p, err := Load(path, normalize.NewValidator())
 	if err != nil {
@@ -135,7 +136,7 @@ func TestLoadTargetInputs(t *testing.T) {
 	want := TargetRule{Paths: []string{"**"}, GPU: "My-GPU", GPUMemory: "24GiB", Params: "7.5B",
 		Attention: "eager", CUDAContextMiB: 600, Optimizer: "galore-adamw", OptimizerInBackward: &f,
 		Loss: "chunked", LoRARank: 8, LoRATargets: []string{"q", "v"}, ActivationOffloading: &tr,
-		FSDP: "shard_grad_op", MaxNumBatchedTokens: 4096, EnforceEager: &tr}
+		FSDP: "shard_grad_op", MaxNumBatchedTokens: 4096, EnforceEager: &tr, KbitFP32: &tr}
 	ignore := cmpopts.IgnoreFields(TargetRule{}, "GPUAt", "ModelAt", "File", "At")
 	if diff := cmp.Diff(want, got, ignore); diff != "" {
 		t.Errorf("target (-want +got):\n%s", diff)

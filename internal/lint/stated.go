@@ -106,6 +106,9 @@ func (t Target) applyStatedInputs(w *normalize.Workload, tw tuner.Workload) tune
 	if st.OptimizerInBackward != nil && unset("optimizer_in_backward") {
 		tw.OptimizerInBackward = *st.OptimizerInBackward
 	}
+	if tw.Kind == tuner.QLoRA && st.KbitFP32 != nil {
+		tw.KbitFP32 = *st.KbitFP32
+	}
 	if tw.Kind == tuner.LoRA || tw.Kind == tuner.QLoRA {
 		if st.LoRARank > 0 && unset("adapter.rank") {
 			tw.LoRARank = st.LoRARank
@@ -193,5 +196,8 @@ func (t Target) statedInputs(w *normalize.Workload, out map[string]finding.Input
 	}
 	if t.statedFSDP(w) {
 		add("fsdp", st.FSDP, "fsdp")
+	}
+	if m, ok := methodInFile(w); st.KbitFP32 != nil && (m == "qlora" || !ok && st.Method == "qlora") {
+		add("kbit_fp32", *st.KbitFP32, "kbit_fp32")
 	}
 }

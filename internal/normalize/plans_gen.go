@@ -1956,43 +1956,45 @@ func planGpulintConfig() *plan.SchemaNode {
 	f24 := &plan.SchemaField{Name: "gpu_memory", Node: n29, Want: "a memory size such as 24GiB, 24GB or 24576MiB"}
 	n30 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
 	f25 := &plan.SchemaField{Name: "gpus", Node: n30}
-	n31 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f26 := &plan.SchemaField{Name: "lora_rank", Node: n31}
-	n32 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	n31 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f26 := &plan.SchemaField{Name: "kbit_fp32", Node: n31}
+	n32 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f27 := &plan.SchemaField{Name: "lora_rank", Node: n32}
 	n33 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	n34 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n32, Prefix: []*plan.SchemaNode{n33}}
-	f27 := &plan.SchemaField{Name: "lora_targets", Node: n34}
-	n35 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"hf-default\", \"chunked\", \"fused\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "hf-default"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "chunked"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fused"}}}}
-	f28 := &plan.SchemaField{Name: "loss", Node: n35}
-	n36 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f29 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n36}
-	n37 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"full\", \"lora\", \"qlora\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "full"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "lora"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "qlora"}}}}
-	f30 := &plan.SchemaField{Name: "method", Node: n37}
-	n38 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f31 := &plan.SchemaField{Name: "micro_batch", Node: n38}
-	n39 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f32 := &plan.SchemaField{Name: "model", Node: n39}
-	n40 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"float32\", \"bfloat16\", \"float16\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "float32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bfloat16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "float16"}}}}
-	f33 := &plan.SchemaField{Name: "model_dtype", Node: n40}
-	n41 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f34 := &plan.SchemaField{Name: "nodes", Node: n41}
-	n42 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"adamw\", \"adamw-foreach\", \"adamw-fused\", \"adamw-forloop\", \"adam8bit\", \"adamw8bit\", \"paged-adamw\", \"paged-adamw8bit\", \"paged-adam8bit\", \"sgd\", \"adafactor\", \"galore-adamw\", \"galore-adamw8bit\", \"galore-adafactor\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "adamw"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adamw-foreach"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adamw-fused"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adamw-forloop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adam8bit"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adamw8bit"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "paged-adamw"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "paged-adamw8bit"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "paged-adam8bit"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "sgd"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adafactor"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "galore-adamw"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "galore-adamw8bit"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "galore-adafactor"}}}}
-	f35 := &plan.SchemaField{Name: "optimizer", Node: n42}
-	n43 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f36 := &plan.SchemaField{Name: "optimizer_in_backward", Node: n43}
-	n44 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1 or a string matching ^[0-9]+(\\.[0-9]+)?([eE][0-9]+)?[KMBGT]?$", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}, &plan.ValueCheck{Op: plan.CheckRegex, Re: re3}}}}
-	f37 := &plan.SchemaField{Name: "params", Node: n44, Want: "a parameter count such as 7.5B, 7.5e9 or 7500000000"}
-	n45 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	n34 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	n35 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n33, Prefix: []*plan.SchemaNode{n34}}
+	f28 := &plan.SchemaField{Name: "lora_targets", Node: n35}
+	n36 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"hf-default\", \"chunked\", \"fused\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "hf-default"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "chunked"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fused"}}}}
+	f29 := &plan.SchemaField{Name: "loss", Node: n36}
+	n37 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f30 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n37}
+	n38 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"full\", \"lora\", \"qlora\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "full"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "lora"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "qlora"}}}}
+	f31 := &plan.SchemaField{Name: "method", Node: n38}
+	n39 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f32 := &plan.SchemaField{Name: "micro_batch", Node: n39}
+	n40 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f33 := &plan.SchemaField{Name: "model", Node: n40}
+	n41 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"float32\", \"bfloat16\", \"float16\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "float32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bfloat16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "float16"}}}}
+	f34 := &plan.SchemaField{Name: "model_dtype", Node: n41}
+	n42 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f35 := &plan.SchemaField{Name: "nodes", Node: n42}
+	n43 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"adamw\", \"adamw-foreach\", \"adamw-fused\", \"adamw-forloop\", \"adam8bit\", \"adamw8bit\", \"paged-adamw\", \"paged-adamw8bit\", \"paged-adam8bit\", \"sgd\", \"adafactor\", \"galore-adamw\", \"galore-adamw8bit\", \"galore-adafactor\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "adamw"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adamw-foreach"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adamw-fused"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adamw-forloop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adam8bit"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adamw8bit"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "paged-adamw"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "paged-adamw8bit"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "paged-adam8bit"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "sgd"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "adafactor"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "galore-adamw"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "galore-adamw8bit"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "galore-adafactor"}}}}
+	f36 := &plan.SchemaField{Name: "optimizer", Node: n43}
+	n44 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f37 := &plan.SchemaField{Name: "optimizer_in_backward", Node: n44}
+	n45 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1 or a string matching ^[0-9]+(\\.[0-9]+)?([eE][0-9]+)?[KMBGT]?$", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}, &plan.ValueCheck{Op: plan.CheckRegex, Re: re3}}}}
+	f38 := &plan.SchemaField{Name: "params", Node: n45, Want: "a parameter count such as 7.5B, 7.5e9 or 7500000000"}
 	n46 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	n47 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n45, Prefix: []*plan.SchemaNode{n46}}
-	f38 := &plan.SchemaField{Name: "paths", Required: true, Node: n47}
-	n48 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f39 := &plan.SchemaField{Name: "seq_len", Node: n48}
-	n49 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f18, "attention": f19, "cuda_context": f20, "enforce_eager": f21, "fsdp": f22, "gpu": f23, "gpu_memory": f24, "gpus": f25, "lora_rank": f26, "lora_targets": f27, "loss": f28, "max_num_batched_tokens": f29, "method": f30, "micro_batch": f31, "model": f32, "model_dtype": f33, "nodes": f34, "optimizer": f35, "optimizer_in_backward": f36, "params": f37, "paths": f38, "seq_len": f39}, Names: []string{"activation_offloading", "attention", "cuda_context", "enforce_eager", "fsdp", "gpu", "gpu_memory", "gpus", "lora_rank", "lora_targets", "loss", "max_num_batched_tokens", "method", "micro_batch", "model", "model_dtype", "nodes", "optimizer", "optimizer_in_backward", "params", "paths", "seq_len"}, Required: []string{"paths"}, Unknown: "error", Note: "gpulint does not read it"}
-	n50 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n49}
-	f40 := &plan.SchemaField{Name: "targets", Node: n50}
-	n51 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"exclude": f0, "fail-on": f1, "ignore": f5, "limits": f12, "policies": f13, "rules": f17, "targets": f40}, Names: []string{"exclude", "fail-on", "ignore", "limits", "policies", "rules", "targets"}, Unknown: "error", Note: "gpulint does not read it"}
-	return n51
+	n47 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	n48 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n46, Prefix: []*plan.SchemaNode{n47}}
+	f39 := &plan.SchemaField{Name: "paths", Required: true, Node: n48}
+	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f40 := &plan.SchemaField{Name: "seq_len", Node: n49}
+	n50 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f18, "attention": f19, "cuda_context": f20, "enforce_eager": f21, "fsdp": f22, "gpu": f23, "gpu_memory": f24, "gpus": f25, "kbit_fp32": f26, "lora_rank": f27, "lora_targets": f28, "loss": f29, "max_num_batched_tokens": f30, "method": f31, "micro_batch": f32, "model": f33, "model_dtype": f34, "nodes": f35, "optimizer": f36, "optimizer_in_backward": f37, "params": f38, "paths": f39, "seq_len": f40}, Names: []string{"activation_offloading", "attention", "cuda_context", "enforce_eager", "fsdp", "gpu", "gpu_memory", "gpus", "kbit_fp32", "lora_rank", "lora_targets", "loss", "max_num_batched_tokens", "method", "micro_batch", "model", "model_dtype", "nodes", "optimizer", "optimizer_in_backward", "params", "paths", "seq_len"}, Required: []string{"paths"}, Unknown: "error", Note: "gpulint does not read it"}
+	n51 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n50}
+	f41 := &plan.SchemaField{Name: "targets", Node: n51}
+	n52 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"exclude": f0, "fail-on": f1, "ignore": f5, "limits": f12, "policies": f13, "rules": f17, "targets": f41}, Names: []string{"exclude", "fail-on", "ignore", "limits", "policies", "rules", "targets"}, Unknown: "error", Note: "gpulint does not read it"}
+	return n52
 }
 
 // planGpuCatalog builds the checks of the "gpu-catalog" schema.
