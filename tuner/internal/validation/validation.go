@@ -254,6 +254,7 @@ func allCases() []validationCase {
 		vllmMoEQuantCases(),
 		maxLenCases(),
 		vllmQuantLogCases(),
+		gpuCases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
