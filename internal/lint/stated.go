@@ -82,6 +82,9 @@ func (t Target) applyStatedInputs(w *normalize.Workload, tw tuner.Workload) tune
 		tw.CUDAContextBytes = int64(st.CUDAContextMiB) * tuner.MiB
 	}
 	if tw.Kind == tuner.Serve {
+		if fw, _ := w.Get("framework"); fw != "vllm" {
+			return tw // vLLM's engine arguments; TGI names its own
+		}
 		if st.MaxNumBatchedTokens > 0 && unset("serve.max_num_batched_tokens") {
 			tw.MaxNumBatchedTokens = st.MaxNumBatchedTokens
 		}
@@ -168,6 +171,9 @@ func (t Target) statedInputs(w *normalize.Workload, out map[string]finding.Input
 		add("gpu_memory", st.GPUMemory, "gpu_memory")
 	}
 	if serve {
+		if fw, _ := w.Get("framework"); fw != "vllm" {
+			return
+		}
 		if st.MaxNumBatchedTokens > 0 && unset("serve.max_num_batched_tokens") {
 			add("max_num_batched_tokens", st.MaxNumBatchedTokens, "max_num_batched_tokens")
 		}
