@@ -162,3 +162,43 @@ func TestProjectGPUMemoryReplacesCapacity(t *testing.T) {
 		t.Errorf("gpu_memory evidence (-want +got):\n%s", diff)
 	}
 }
+
+// TestProjectFSDPSizesARecipe: a multi-GPU full fine-tune whose recipe
+// leaves sharding to its launcher is not sized; the project file's fsdp
+// states it, and the verdict names that line.
+func TestProjectFSDPSizesARecipe(t *testing.T) {
+	const recipe = "model_name_or_path: meta-llama/Llama-3.1-8B\nbf16: true\nper_device_train_batch_size: 64\n"
+	lintRecipe := func(body string) (*finding.Finding, string) {
+		t.Helper()
+		dir := t.TempDir()
+		pp := filepath.Join(dir, ".gpulint.yaml")
+		if err := os.WriteFile(pp, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := config.Load(pp, normalize.NewValidator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr, err := newLinter(t, lint.Options{Project: p}).LintBytes(context.Background(), filepath.Join(dir, "sft.yaml"), []byte(recipe))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range fr.Findings {
+			if fr.Findings[i].Slug == "vram-overcommit" {
+				return &fr.Findings[i], pp
+			}
+		}
+		return nil, pp
+	}
+	if got, _ := lintRecipe(projectBase); got != nil {
+		t.Fatalf("sized without a sharding: %s", got.Message)
+	}
+	got, pp := lintRecipe(projectBase + "    fsdp: full_shard\n")
+	if got == nil {
+		t.Fatal("targets.fsdp did not size the recipe")
+	}
+	e := statedEvidence(got)["fsdp"]
+	if e.Source != finding.SourceProject || e.Range == nil || e.Range.File != pp || e.Range.Start.Line != 8 {
+		t.Errorf("fsdp evidence %+v, want project at %s:8", e, pp)
+	}
+}
