@@ -39,7 +39,7 @@ func TestLayouts(t *testing.T) {
 		{"device filter breaks", entry([]any{"0x20B010DE"}, map[string]any{"1g.10gb": "7"}), nil, []verdict{{"A100-40GB", "device-filter", false, 0}}},
 		{"unknown device id: no verdict", entry("0x2BB510DE", map[string]any{"4g.40gb": int64(2)}), nil, nil},
 		{"target with the profiles", entry(nil, map[string]any{"1g.10gb": int64(7)}), a100, []verdict{{"A100-40GB", "flag", false, 0}}},
-		{"no GPU fits: every candidate named", entry(nil, map[string]any{"4g.40gb": int64(2)}), nil, []verdict{{"A100-80GB-PCIe", "profiles", false, 4}}},
+		{"no GPU fits: every candidate named", entry(nil, map[string]any{"4g.40gb": int64(2)}), nil, []verdict{{"A100-80GB-PCIe", "profiles", false, 6}}},
 		{"some GPU fits", entry(nil, map[string]any{"1g.10gb": int64(7)}), nil, nil},
 		{"count not a number", entry(nil, map[string]any{"1g.10gb": "x"}), nil, nil},
 	}
