@@ -163,6 +163,10 @@ func podHints(s *subject, p kube.Pod) targetHints {
 		r := s.locate(p.ProductAt)
 		h.ProductAt = &r
 	}
+	if p.ModelLabel != "" {
+		r := s.locate(p.ModelLabelAt)
+		h.ModelName, h.ModelNameAt, h.ModelNameBy = p.ModelLabel, &r, "the ai.gke.io/model label"
+	}
 	return h
 }
 
