@@ -152,6 +152,7 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	l.embeddedConfigs(s)
 	rs, rfs := l.rayEngineSubjects(s, pods, proj)
 	ks, kfs := l.kubeAISubjects(s, proj)
+	ks = append(ks, l.kaitoSubjects(s, proj)...)
 	return append(append(vs, rs...), ks...), append(append(fs, rfs...), kfs...)
 }
 
