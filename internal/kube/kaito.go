@@ -56,7 +56,10 @@ func KAITOPresetModel(preset string) (string, bool) {
 // and --max-model-len auto (buildVLLMInferenceCommand,
 // pkg/workspace/inference/preset_inferences.go); the config file's vllm
 // options are appended after and win (presets/workspace/inference/vllm/
-// inference_api.py parse_args).
+// inference_api.py parse_args). Without inference.config KAITO uses its
+// chart's inference-params-template, whose vllm options size nothing
+// (cpu-offload-gb 0; charts/kaito/workspace/templates/inference-params.yaml,
+// api/v1beta1/workspace_validation.go DefaultInferenceConfigTemplate).
 type KAITOWorkspace struct {
 	Preset, Model  string
 	PresetAt       []any
