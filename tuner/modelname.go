@@ -22,6 +22,7 @@ var quantTokens = map[string]bool{
 // lower-case tokens at every character other than a letter, a digit or a
 // dot: "Qwen2.5-7B-Instruct" is qwen2.5, 7b, instruct.
 func nameTokens(id string) []string {
+	id = strings.TrimRight(id, "/") // a weights directory: gs://bucket/name/
 	name := strings.ToLower(id[strings.LastIndex(id, "/")+1:])
 	return strings.FieldsFunc(name, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.')
@@ -107,9 +108,16 @@ func hasSize(toks []string) bool {
 	return false
 }
 
+// equalTokens compares an id's tokens a with a catalog name's b. A
+// version token of the catalog name matches the id's token with its dots
+// dropped ("3.1" and "31", "qwen2.5" and "qwen25"): Kubernetes object
+// names and the storage paths named after them cannot hold a dot (RFC 1035
+// labels, kubernetes.io/docs/concepts/overview/working-with-objects/names),
+// so a model written into one loses its dots ("llama-31-8b-instruct").
+// Size tokens must match as written.
 func equalTokens(a, b []string) bool {
 	for i := range a {
-		if a[i] != b[i] {
+		if a[i] != b[i] && (sizeToken.MatchString(b[i]) || !strings.Contains(b[i], ".") || strings.ReplaceAll(b[i], ".", "") != a[i]) {
 			return false
 		}
 	}

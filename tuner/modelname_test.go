@@ -14,6 +14,13 @@ func TestModelByName(t *testing.T) {
 		{"acme/Qwen3-30B-A3B-sft", "Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-30B-A3B"},
 		{"acme/mistral-7b-v0.3-chat", "mistralai/Mistral-7B-v0.3", "mistralai/Mistral-7B-v0.3"},
 		{"lab/DeepSeek-R1-Distill-Qwen-1.5B-GRPO", "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B", "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B"},
+		// A name written where dots cannot go (a Kubernetes object name, a
+		// storage path named after one), and a weights directory.
+		{"pvc://s3-data/llama-31-8b-instruct", "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-8B-Instruct"},
+		{"gs://bucket/models/qwen25-7b-instruct/", "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"},
+		{"/data/gemma-3-27b-it", "google/gemma-3-27b-it", "google/gemma-3-27b-it"},
+		// A size token keeps its dot: 05b is not 0.5b.
+		{"acme/qwen25-05b", "", ""},
 		// No catalog name in a row: no family, no size, or a size the
 		// family does not have.
 		{"acme/llama-8b-sft", "", ""},

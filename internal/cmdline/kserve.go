@@ -34,7 +34,7 @@ var vllmEngineFlags = map[string]bool{
 // whose args pick the vLLM backend (--backend vllm, or the default auto
 // with vLLM engine options; KServe falls back to the transformers backend
 // for models vLLM does not support). The model is --model_id, else an
-// hf:// storageUri. key is the predictor field holding the container
+// hf:// storageUri's id, else the storageUri itself, a path to weights. key is the predictor field holding the container
 // (model, huggingface, ...), spec its map. nil when the container is not
 // one.
 func KServeVLLM(file, key string, spec map[string]any, ct Container) (*Command, map[string]any) {
@@ -57,13 +57,18 @@ func KServeVLLM(file, key string, spec map[string]any, ct Container) (*Command, 
 		return nil, nil
 	}
 	model := str(value["model-id"])
-	if model == "" {
-		model = strings.TrimPrefix(str(spec["storageUri"]), "hf://")
-		if model == str(spec["storageUri"]) {
-			model = ""
-		}
-		if i := strings.IndexByte(model, ':'); i >= 0 {
-			model = model[:i] // hf://org/name:revision
+	if uri := str(spec["storageUri"]); model == "" && uri != "" {
+		if id, ok := strings.CutPrefix(uri, "hf://"); ok {
+			model = id
+			if i := strings.IndexByte(model, ':'); i >= 0 {
+				model = model[:i] // hf://org/name:revision
+			}
+		} else {
+			// KServe's storage initializer copies the weights at the URI
+			// (pvc://, s3://, gs://, ...) into /mnt/models, which the
+			// server loads (kserve docs: storage-containers, "storageUri").
+			// The URI is where the weights are, not a model id.
+			model = uri
 		}
 	}
 	if ml, ok := value["max-length"]; ok && value["max-model-len"] == nil {

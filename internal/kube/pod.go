@@ -24,6 +24,16 @@ const gpuProductLabel = "nvidia.com/gpu.product"
 // device plugin's MIG strategy (reference: kubernetes-gpu.md §2, §3).
 const migStrategyLabel = "nvidia.com/mig.strategy"
 
+// modelLabel is the pod label GKE's AI/ML manifests set to the model the
+// pod serves, beside ai.gke.io/inference-server: GKE Inference Quickstart
+// (gcloud container ai profiles manifests create) writes it, as do the
+// GKE serving tutorials' manifests (GoogleCloudPlatform/kubernetes-engine-
+// samples ai-ml/llm-serving-gemma/vllm/vllm-3-27b-it.yaml @ main,
+// "ai.gke.io/model: gemma-3-27b-it" for google/gemma-3-27b-it;
+// cloud.google.com/kubernetes-engine/docs/tutorials/serve-gemma-gpu-vllm).
+// Its value is a short name, not a Hugging Face id: a name-only hint.
+const modelLabel = "ai.gke.io/model"
+
 // Pod is what the rules need to know about one pod template.
 type Pod struct {
 	Path []any
@@ -41,9 +51,13 @@ type Pod struct {
 	// Group names the multi-pod workload the template belongs to (its
 	// pods share one job or server): leader-worker-set, ray, kubeflow,
 	// jobset or kserve; empty for a self-contained pod.
-	Group      string
-	HostIPC    bool
-	Containers []Container
+	Group   string
+	HostIPC bool
+	// ModelLabel is the pod template's ai.gke.io/model label, the short
+	// name of the model the pod serves, at ModelLabelAt; empty if none.
+	ModelLabel   string
+	ModelLabelAt []any
+	Containers   []Container
 	// GroupPods, GroupGPUs and WorldSize describe one instance of the
 	// multi-pod workload (see groupSizes); zero for a self-contained pod
 	// and where a count they rest on is a template variable (WorldSize
@@ -219,6 +233,15 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any, inline [
 		}
 	}
 	pi.HostIPC, _ = spec["hostIPC"].(bool)
+	if len(parents) > 0 && len(path) > 0 {
+		// The pod template holding this spec carries the pod's labels.
+		meta, _ := parents[len(parents)-1]["metadata"].(map[string]any)
+		labels, _ := meta["labels"].(map[string]any)
+		if s, ok := labels[modelLabel].(string); ok && s != "" && !IsPlaceholder(s) {
+			pi.ModelLabel = s
+			pi.ModelLabelAt = append(clone(path[:len(path)-1]), "metadata", "labels", modelLabel)
+		}
+	}
 	shmVolumes := map[string]bool{}
 	for _, v := range value.List(spec["volumes"]) {
 		vm, _ := v.(map[string]any)

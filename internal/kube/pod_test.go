@@ -84,6 +84,22 @@ func TestFindPodsResourcesAndGroups(t *testing.T) {
 	}
 }
 
+func TestFindPodsModelLabel(t *testing.T) {
+	doc := map[string]any{"spec": map[string]any{"template": map[string]any{
+		"metadata": map[string]any{"labels": map[string]any{"app": "x", "ai.gke.io/model": "gemma-3-27b-it"}},
+		"spec":     map[string]any{"containers": []any{map[string]any{"name": "s", "image": "vllm"}}},
+	}}}
+	pods := FindPods(doc)
+	if len(pods) != 1 {
+		t.Fatalf("found %d pods, want 1", len(pods))
+	}
+	got := []any{pods[0].ModelLabel, pods[0].ModelLabelAt}
+	want := []any{"gemma-3-27b-it", []any{"spec", "template", "metadata", "labels", "ai.gke.io/model"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("model label (-want +got):\n%s", diff)
+	}
+}
+
 func TestPodGroup(t *testing.T) {
 	tests := []struct {
 		path []any

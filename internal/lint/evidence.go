@@ -101,7 +101,7 @@ func (s *subject) inputs() map[string]finding.Input {
 		// The model is a guess from its name: assumed, at the place the
 		// file names it.
 		in := finding.Input{Name: "model", Source: finding.SourceAssumed,
-			Value:  fmt.Sprintf("%s (%.1fB parameters, catalog) from the name %s, state the model to confirm", t.Model.ID, float64(t.Model.Params())/1e9, t.ModelID),
+			Value:  fmt.Sprintf("%s (%.1fB parameters, catalog) from %s %s, state the model to confirm", t.Model.ID, float64(t.Model.Params())/1e9, cmp.Or(t.ModelNamedBy, "the name"), t.ModelID),
 			Settle: "set --model or targets.model to a catalog id or a model directory"}
 		switch {
 		case t.ModelFrom == "config" && len(w.Paths["model"]) > 0:

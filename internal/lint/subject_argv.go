@@ -265,6 +265,10 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 				argv: &argvSubject{file: s.file, cmd: cmd, whole: finding.Range{File: s.file.Path, Start: cn.Start, End: cn.End},
 					doc: s.doc, path: clone(c.Path), inline: ct.Command == nil && ct.Args == nil},
 			}
+			if uri, _ := kube.LookupAt(s.value, append(clone(c.Path), "storageUri")).(string); uri != "" && value["model"] == uri {
+				// The model is the KServe predictor's storageUri.
+				vs.argv.at = map[string]finding.Range{"model": s.locate(append(clone(c.Path), "storageUri"))}
+			}
 			vs.work = normalize.VLLM(value)
 			h := podHints(s, pod)
 			h.GPUs = int(c.GPU)

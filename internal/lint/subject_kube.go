@@ -152,6 +152,7 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	l.embeddedConfigs(s)
 	rs, rfs := l.rayEngineSubjects(s, pods, proj)
 	ks, kfs := l.kubeAISubjects(s, proj)
+	ks = append(ks, l.kaitoSubjects(s, proj)...)
 	return append(append(vs, rs...), ks...), append(append(fs, rfs...), kfs...)
 }
 
@@ -162,6 +163,10 @@ func podHints(s *subject, p kube.Pod) targetHints {
 	if p.Product != "" {
 		r := s.locate(p.ProductAt)
 		h.ProductAt = &r
+	}
+	if p.ModelLabel != "" {
+		r := s.locate(p.ModelLabelAt)
+		h.ModelName, h.ModelNameAt, h.ModelNameBy = p.ModelLabel, &r, "the ai.gke.io/model label"
 	}
 	return h
 }

@@ -50,6 +50,10 @@ type Target struct {
 	// catalog model its name alone suggests (tuner.Catalog.ModelByName):
 	// an assumed input, so every verdict resting on it is at most info.
 	ModelByName bool
+	// ModelNamedBy, when ModelByName is set and the name came from a hint
+	// rather than the model the file states (the pod's ai.gke.io/model
+	// label), says what gave the name.
+	ModelNamedBy string
 	// ModelFrom says where ModelID came from: flag, project, manifest or
 	// config.
 	ModelFrom string
@@ -134,6 +138,14 @@ type targetHints struct {
 	// ProductAt and ModelAt locate Product and Model: in this manifest, or
 	// in another file (the launch graph's manifest or script).
 	ProductAt, ModelAt *finding.Range
+	// ModelName is a short name of the model a label gives (GKE's
+	// ai.gke.io/model), located by ModelNameAt, and By names the label:
+	// a name-only hint, taken through the catalog's name mapping when the
+	// model the file states is unknown, and a conflict to report when it
+	// maps to another model than the one stated.
+	ModelName   string
+	ModelNameAt *finding.Range
+	ModelNameBy string
 	// Comment is the hardware statement of a recipe's leading comment.
 	Comment *commentTarget
 	// Launched is the DeepSpeed or Accelerate config a recipe's launch
@@ -421,7 +433,42 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 			}
 		}
 	}
+	r.modelLabel(&t, h, modelFrom == "flag" || modelFrom == "project", modelID == "" || weightsPath(modelID))
 	return t
+}
+
+// modelLabel weighs a label's model name (targetHints.ModelName) against
+// the target's model. When nothing gave a model gpulint knows, the one
+// catalog model the label's name maps to (tuner.Catalog.ModelByName) is
+// assumed, located at the label. When a model is known and the label maps
+// to another, the stated model wins and the disagreement is recorded
+// (Overridden, From "label"). A flag or the project file that names the
+// model settles it: the label is not read. unnamed is set when the file
+// names no model id (none, or only a path to its weights): only then may
+// the label supply one; a model id the catalog lacks stays unknown.
+func (r *TargetResolver) modelLabel(t *Target, h targetHints, given, unnamed bool) {
+	if h.ModelName == "" || given {
+		return
+	}
+	m, _, ok := r.cat.ModelByName(h.ModelName)
+	if !ok {
+		return
+	}
+	switch {
+	case t.Model == nil && unnamed:
+		t.ModelID, t.ModelFrom, t.ModelAt = h.ModelName, "manifest", h.ModelNameAt
+		t.Model, t.ModelSource, t.ModelByName, t.ModelNamedBy = m, "catalog", true, h.ModelNameBy
+	case t.Model != nil && m != t.Model:
+		t.Overridden = append(t.Overridden, Override{Name: "model", File: t.ModelID, At: h.ModelNameAt,
+			Default: h.ModelName, From: "label", By: h.ModelNameBy, Maps: m.ID})
+	}
+}
+
+// weightsPath reports a model argument that is a path to weights (a
+// directory in the container, a volume or a bucket URI) rather than a
+// model id.
+func weightsPath(id string) bool {
+	return strings.HasPrefix(id, "/") || strings.HasPrefix(id, "./") || strings.HasPrefix(id, "../") || strings.Contains(id, "://")
 }
 
 // Override is a flag or project-file target that a file's own statement
@@ -435,8 +482,10 @@ type Override struct {
 	Default    string
 	From       string
 	// By names the source of File when From is "comment": what states the
-	// value used instead of the comment's.
+	// value used instead of the comment's; when From is "label", the label.
 	By string
+	// Maps is the catalog model a label's name maps to (From "label").
+	Maps string
 }
 
 // hintedGPU is the one GPU the pod's hardware hints agree on, and where
@@ -533,6 +582,18 @@ func (l *Linter) overrideFindings(s *subject) []finding.Finding {
 			at = *o.At
 		case len(o.Path) > 0:
 			at = s.locate(o.Path)
+		}
+		if o.From == "label" {
+			f := finding.Finding{
+				Message: fmt.Sprintf("%s names model %s, not the stated model %s; the stated model is used, correct whichever is stale (by name the label is %s)",
+					o.By, o.Default, o.File, o.Maps),
+				Range: at,
+			}
+			if w, ok := s.winnerAt(o.Name); ok {
+				f.Related = []finding.Related{{Range: w, Message: fmt.Sprintf("model %s is stated here", o.File)}}
+			}
+			out = append(out, l.stamp(r, f, "info"))
+			continue
 		}
 		if o.From == "comment" {
 			f := finding.Finding{
@@ -634,6 +695,13 @@ func (s *subject) winnerAt(what string) (finding.Range, bool) {
 	case "GPU count":
 		if s.launcher != nil && t.GPUsAt != nil {
 			return s.launcher.locate(t.GPUsAt.path), true
+		}
+	case "model":
+		if t.ModelAt != nil && t.ModelFrom == "manifest" {
+			return *t.ModelAt, true
+		}
+		if p := s.work.Paths["model"]; len(p) > 0 && t.ModelFrom == "config" {
+			return s.locate(p), true
 		}
 	case "sharding":
 		if s.deepspeed != nil {

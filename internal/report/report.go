@@ -30,6 +30,10 @@ type Sizing struct {
 	Fits          bool   `json:"fits"`
 	PerGPUBytes   int64  `json:"per_gpu_bytes"`
 	CapacityBytes int64  `json:"capacity_bytes"`
+	// AssumedModel is the catalog model the estimate assumed from a name
+	// alone (the model's own, a label's, a weights path's); empty when the
+	// model was known.
+	AssumedModel string `json:"assumed_model,omitempty"`
 }
 
 // Summary counts files and findings.

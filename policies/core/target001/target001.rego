@@ -19,11 +19,16 @@
 #     DeepSpeed ZeRO-3") is weaker still: the launch, the DeepSpeed or FSDP
 #     settings, a flag or the project file win over it, and a disagreement
 #     is reported at the comment as info, since the comment may be stale.
+#     A pod label that names the model by a short name (GKE's
+#     ai.gke.io/model) is weaker than the model the container states: a
+#     label whose name maps to another catalog model is reported at the
+#     label as info, and the stated model is used.
 #   remediation: >-
 #     Make the flag or the project target agree with the file, narrow the
 #     target's paths so it does not cover this file, or change the file if
 #     it is the one that is wrong; correct a recipe comment that no longer
-#     says how the recipe is launched.
+#     says how the recipe is launched, or a model label that no longer names
+#     the model served.
 #   kinds: ["*"]
 #   since: 0.1.0
 #   fixable: false
