@@ -50,6 +50,16 @@ type CUDAGraphs struct {
 	// Bytes is the estimate at Graphs; Low and High bound every plausible
 	// value over both capture rules and the measured spread.
 	Bytes, Low, High int64
+	// Current and Before11 bound the pool under one capture rule each,
+	// for a file that states its release.
+	Current, Before11 GraphRange
+}
+
+// GraphRange is the pool under one capture rule: its estimate and the
+// measured spread around it.
+type GraphRange struct {
+	Graphs           int
+	Bytes, Low, High int64
 }
 
 // captureSizes counts vLLM's default cudagraph_capture_sizes up to max:
@@ -100,13 +110,18 @@ func vllmCUDAGraphs(m *Model, mns, mnbt, tp, pp int) CUDAGraphs {
 	at := func(graphs int) int64 {
 		return graphFixedBytes + graphFixedPerTPBytes/int64(tp) + int64(graphs)*int64(layers)*graphBytesPerGraphLayer
 	}
-	g := CUDAGraphs{Graphs: piecewise + full, Legacy: legacy, MaxSize: maxSize, Layers: layers}
-	g.Bytes = at(g.Graphs)
-	high := graphHighPercent
+	high := int64(graphHighPercent)
 	if m.MoE != nil {
 		high = graphHighMoEPercent
 	}
-	g.Low = at(min(g.Graphs, g.Legacy)) * graphLowPercent / 100
-	g.High = at(max(g.Graphs, g.Legacy)) * int64(high) / 100
+	rng := func(graphs int) GraphRange {
+		b := at(graphs)
+		return GraphRange{Graphs: graphs, Bytes: b, Low: b * graphLowPercent / 100, High: b * high / 100}
+	}
+	g := CUDAGraphs{Graphs: piecewise + full, Legacy: legacy, MaxSize: maxSize, Layers: layers,
+		Current: rng(piecewise + full), Before11: rng(legacy)}
+	g.Bytes = g.Current.Bytes
+	g.Low = min(g.Current.Low, g.Before11.Low)
+	g.High = max(g.Current.High, g.Before11.High)
 	return g
 }

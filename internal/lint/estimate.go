@@ -155,6 +155,8 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 				"bytes": g.Bytes, "low": g.Low, "high": g.High,
 				"graphs": int64(g.Graphs), "legacy_graphs": int64(g.Legacy),
 				"max_size": int64(g.MaxSize), "layers": int64(g.Layers),
+				"v0_11":        graphRange(g.Current),
+				"before_v0_11": graphRange(g.Before11),
 			}
 		}
 		return out, mem
@@ -172,6 +174,11 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 		out["alternatives"] = recipe.Alternatives(t.Model, tt, tw, t.headroom())
 	}
 	return out, mem
+}
+
+// graphRange renders one capture rule's CUDA-graph pool for the rules.
+func graphRange(r tuner.GraphRange) map[string]any {
+	return map[string]any{"graphs": int64(r.Graphs), "bytes": r.Bytes, "low": r.Low, "high": r.High}
 }
 
 // contextOf is the CUDA context the estimate counts.

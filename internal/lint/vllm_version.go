@@ -74,6 +74,12 @@ func vllmInput(c *cmdline.Command) map[string]any {
 	v := c.Version
 	if v.Known() {
 		out["release"], out["release_from"] = v.String(), v.From
+		// Which default capture set the release uses (tuner/cudagraph.go):
+		// v0.11 bounded it by max_num_seqs and added FULL decode graphs.
+		out["capture_rule"] = "v0_11"
+		if v.Less(cmdline.Version{Minor: 11}) {
+			out["capture_rule"] = "before_v0_11"
+		}
 	}
 	env, set := c.EnvValue(graphEnv)
 	switch {

@@ -22,21 +22,21 @@ func TestVLLMInputCUDAGraphs(t *testing.T) {
 	}{
 		{name: "no release stated", image: "vllm/vllm-openai:latest", want: map[string]any{}},
 		{name: "v0.10.1 captures outside", image: "vllm/vllm-openai:v0.10.1", want: map[string]any{
-			"release": "v0.10.1", "release_from": "image vllm/vllm-openai:v0.10.1",
+			"release": "v0.10.1", "release_from": "image vllm/vllm-openai:v0.10.1", "capture_rule": "before_v0_11",
 			"cuda_graphs": "outside", "cuda_graphs_from": "image vllm/vllm-openai:v0.10.1"}},
 		{name: "v0.20.2 captures outside", image: "vllm/vllm-openai:v0.20.2", want: map[string]any{
-			"release": "v0.20.2", "release_from": "image vllm/vllm-openai:v0.20.2",
+			"release": "v0.20.2", "release_from": "image vllm/vllm-openai:v0.20.2", "capture_rule": "v0_11",
 			"cuda_graphs": "outside", "cuda_graphs_from": "image vllm/vllm-openai:v0.20.2"}},
 		{name: "v0.21.0 budgets them", image: "vllm/vllm-openai:v0.21.0", want: map[string]any{
-			"release": "v0.21.0", "release_from": "image vllm/vllm-openai:v0.21.0",
+			"release": "v0.21.0", "release_from": "image vllm/vllm-openai:v0.21.0", "capture_rule": "v0_11",
 			"cuda_graphs": "budget", "cuda_graphs_from": "image vllm/vllm-openai:v0.21.0"}},
 		{name: "v0.21.0 with the profiler off", image: "vllm/vllm-openai:v0.21.0", env: map[string]string{graphEnv: "0"}, want: map[string]any{
-			"release": "v0.21.0", "release_from": "image vllm/vllm-openai:v0.21.0",
+			"release": "v0.21.0", "release_from": "image vllm/vllm-openai:v0.21.0", "capture_rule": "v0_11",
 			"cuda_graphs": "outside", "cuda_graphs_from": graphEnv + "=0"}},
 		{name: "no release, profiler on", image: "vllm/vllm-openai:latest", env: map[string]string{graphEnv: "1"}, want: map[string]any{
 			"cuda_graphs": "budget", "cuda_graphs_from": graphEnv + "=1"}},
 		{name: "v0.15.0 with the profiler on is unsettled", image: "vllm/vllm-openai:v0.15.0", env: map[string]string{graphEnv: "1"}, want: map[string]any{
-			"release": "v0.15.0", "release_from": "image vllm/vllm-openai:v0.15.0"}},
+			"release": "v0.15.0", "release_from": "image vllm/vllm-openai:v0.15.0", "capture_rule": "v0_11"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,6 +57,19 @@ default context := 536870912
 # captured sizes (input.estimate.serve.cuda_graphs): bytes, low, high.
 graphs := input.estimate.serve.cuda_graphs
 
+# span is the pool's range under the stated release's capture rule
+# (input.vllm.capture_rule), else over both rules.
+span := {"low": r.low, "high": r.high, "graphs": r.graphs, "legacy": ""} if {
+	r := graphs[input.vllm.capture_rule]
+}
+
+span := {"low": graphs.low, "high": graphs.high, "graphs": graphs.graphs, "legacy": legacy} if {
+	graphs.low
+	not stated_rule
+}
+
+stated_rule if graphs[input.vllm.capture_rule]
+
 # generic_graphs is the top of the pools measured in vLLM 0.19's logs
 # (1.85 GiB, rounded up), for a model the estimate does not know.
 generic_graphs := 2 * gib
@@ -81,15 +94,15 @@ own_sizes if {
 # model is known, and the rest is short of the least the pool measured.
 certain if {
 	input.vllm.cuda_graphs == "outside"
-	graphs.low
+	span.low
 	not own_sizes
 }
 
 # top is the most that may need the rest: the CUDA context and the graph
 # pool at the top of its range.
-top := context + graphs.high
+top := context + span.high
 
-top := context + generic_graphs if not graphs.high
+top := context + generic_graphs if not span.high
 
 # capacity is what one vLLM process sees: the MIG slice or the whole GPU.
 capacity := input.target.mig_profile.memory
@@ -101,9 +114,9 @@ capacity := input.target.gpu.memory if not input.target.mig_profile.memory
 assumed_capacity := 80 * gib
 
 # pool describes the graph estimate the verdict used.
-pool := sprintf("%s-%s GiB for this model, %d layers × %d captured graphs%s", [trim_suffix(lib.gib(graphs.low), " GiB"), trim_suffix(lib.gib(graphs.high), " GiB"), graphs.layers, graphs.graphs, legacy]) if graphs.low
+pool := sprintf("%s-%s GiB for this model, %d layers × %d captured graphs%s", [trim_suffix(lib.gib(span.low), " GiB"), trim_suffix(lib.gib(span.high), " GiB"), graphs.layers, span.graphs, span.legacy]) if span.low
 
-pool := sprintf("up to %s (the top measured; name the model to size them)", [lib.gib(generic_graphs)]) if not graphs.low
+pool := sprintf("up to %s (the top measured; name the model to size them)", [lib.gib(generic_graphs)]) if not span.low
 
 legacy := sprintf(", %d before v0.11", [graphs.legacy_graphs]) if graphs.legacy_graphs != graphs.graphs
 
@@ -135,7 +148,7 @@ findings contains f if {
 	certain
 	cap := capacity
 	out := (1 - u) * cap
-	out < graphs.low
+	out < span.low
 	f := fix(lib.finding(lib.where("serve.gpu_memory_utilization"), sprintf("gpu-memory-utilization %v leaves %s of %s's %s outside vLLM's budget, where vLLM captures CUDA graphs after the KV cache is allocated (%s): %s, more than is left", [u, lib.gib(out), lib.gpu_name, lib.gib(cap), input.vllm.cuda_graphs_from, pool])))
 }
 
@@ -155,7 +168,7 @@ findings contains f if {
 
 sure_short(out) if {
 	certain
-	out < graphs.low
+	out < span.low
 }
 
 # Unknown GPU: said only when the rest is short even on an 80 GB GPU, and

@@ -9,9 +9,13 @@ serve(u) := {"workload": {"serve": {"gpu_memory_utilization": u}}, "paths": {"se
 l4 := {"target": {"gpu": {"name": "L4", "memory": 24 * gib}}}
 
 # A 7B-class model's pool as the estimate gives it: 0.6-1.0 GiB.
-pool := {"estimate": {"serve": {"context_bytes": gib / 2, "cuda_graphs": {"bytes": 0.8 * gib, "low": 0.6 * gib, "high": gib, "graphs": 86, "legacy_graphs": 67, "max_size": 512, "layers": 28}}}}
+pool := {"estimate": {"serve": {"context_bytes": gib / 2, "cuda_graphs": {
+	"bytes": 0.8 * gib, "low": 0.5 * gib, "high": gib, "graphs": 86, "legacy_graphs": 67, "max_size": 512, "layers": 28,
+	"v0_11": {"graphs": 86, "bytes": 0.8 * gib, "low": 0.6 * gib, "high": gib},
+	"before_v0_11": {"graphs": 67, "bytes": 0.72 * gib, "low": 0.5 * gib, "high": 0.9 * gib},
+}}}}
 
-old_release := {"vllm": {"release": "v0.10.1", "release_from": "image vllm/vllm-openai:v0.10.1", "cuda_graphs": "outside", "cuda_graphs_from": "image vllm/vllm-openai:v0.10.1"}}
+old_release := {"vllm": {"release": "v0.10.1", "release_from": "image vllm/vllm-openai:v0.10.1", "capture_rule": "before_v0_11", "cuda_graphs": "outside", "cuda_graphs_from": "image vllm/vllm-openai:v0.10.1"}}
 
 with_all(parts) := object.union_n(parts)
 
@@ -23,13 +27,13 @@ test_095_on_80gb_quiet if {
 # A release before v0.21 and a rest below the least the pool measured:
 # capture runs out of memory, a warning with the fix.
 test_old_release_short_of_least_warns if {
-	fs := vllm004.findings with input as with_all([serve(0.98), l4, pool, old_release])
+	fs := vllm004.findings with input as with_all([serve(0.99), l4, pool, old_release])
 	count(fs) == 1
 	some f in fs
 	not f.level
 	f.path == ["gpu-memory-utilization"]
 	f.patch == [{"op": "set", "path": ["gpu-memory-utilization"], "value": 0.9}]
-	f.message == "gpu-memory-utilization 0.98 leaves 0.5 GiB of L4's 24.0 GiB outside vLLM's budget, where vLLM captures CUDA graphs after the KV cache is allocated (image vllm/vllm-openai:v0.10.1): 0.6-1.0 GiB for this model, 28 layers × 86 captured graphs, 67 before v0.11, more than is left"
+	f.message == "gpu-memory-utilization 0.99 leaves 0.2 GiB of L4's 24.0 GiB outside vLLM's budget, where vLLM captures CUDA graphs after the KV cache is allocated (image vllm/vllm-openai:v0.10.1): 0.5-0.9 GiB for this model, 28 layers × 67 captured graphs, more than is left"
 }
 
 # The same release with a rest between the pool's least and the context
@@ -39,16 +43,18 @@ test_old_release_within_range_info if {
 	count(fs) == 1
 	some f in fs
 	f.level == "info"
-	f.message == "gpu-memory-utilization 0.95 leaves 1.2 GiB of L4's 24.0 GiB outside vLLM's budget, less than the CUDA context (0.5 GiB) and CUDA graphs may need there after the KV cache is allocated (graphs: 0.6-1.0 GiB for this model, 28 layers × 86 captured graphs, 67 before v0.11); lower it: vLLM captures them there (image vllm/vllm-openai:v0.10.1)"
+	f.message == "gpu-memory-utilization 0.95 leaves 1.2 GiB of L4's 24.0 GiB outside vLLM's budget, less than the CUDA context (0.5 GiB) and CUDA graphs may need there after the KV cache is allocated (graphs: 0.5-0.9 GiB for this model, 28 layers × 67 captured graphs); lower it: vLLM captures them there (image vllm/vllm-openai:v0.10.1)"
 }
 
 # No release stated: v0.21 and later reserve the graphs inside the budget,
-# so even a rest short of the pool's least is only info, naming the tag.
+# so even a rest short of the pool's least is only info, naming the tag,
+# with the range over both capture rules.
 test_no_release_is_info if {
-	fs := vllm004.findings with input as with_all([serve(0.98), l4, pool])
+	fs := vllm004.findings with input as with_all([serve(0.99), l4, pool])
 	count(fs) == 1
 	some f in fs
 	f.level == "info"
+	contains(f.message, "(graphs: 0.5-1.0 GiB for this model, 28 layers × 86 captured graphs, 67 before v0.11)")
 	contains(f.message, "the file states no vLLM release: before v0.21 vLLM captures them there, v0.21 and later reserve them inside the budget; pin the image tag")
 }
 
@@ -117,3 +123,4 @@ test_unknown_gpu_099_info if {
 test_default_quiet if {
 	count(vllm004.findings) == 0 with input as with_all([serve(0.92), {"target": {"gpu": {"name": "L4", "memory": 2 * gib}}}, old_release])
 }
+
