@@ -55,7 +55,12 @@ func removalNote(x normalize.Violation) (cmdline.Removal, bool) {
 // vllm-project/vllm#30515; vllm/v1/worker/gpu_worker.py
 // determine_available_memory subtracts profile_cudagraph_memory()).
 // Earlier releases capture the graphs after the KV cache, outside the
-// budget.
+// budget: v0.18 announced the default for v0.19, yet vLLM 0.19.0's own
+// logs still run with it False and only log the estimate
+// (llm-d-incubation/llm-d-planner accuracy/results/v0.19.0/logs
+// @d3121e0, "'VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS': False"), and
+// later releases log "CUDA graph memory profiling is enabled (default
+// since v0.21.0)" (gpustack/runner#251, vLLM 0.27.1).
 var graphProfiledSince = cmdline.Version{Minor: 21}
 
 // graphEnv is the variable that turns the estimate on or off.
