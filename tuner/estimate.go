@@ -37,16 +37,8 @@ const (
 	// vllmNonTorchBytes is vLLM's "non-torch forward increase" at TP = 1:
 	// 0.24-0.25 GiB in the same v0.19 logs.
 	vllmNonTorchBytes = 256 * MiB
-	// cudaGraphBytes is vLLM's CUDA-graph pool, captured after the KV cache
-	// is sized and therefore outside gpu_memory_utilization: 0.51-1.85 GiB,
-	// mean 1.04 GiB across the v0.19 runs in llm-d-planner's report; 0.84 GiB
-	// estimated for Llama-3.1-8B. (memory-model.md §5.2 "CUDA graphs".)
-	cudaGraphBytes = 1 * GiB
-	// cudaGraphMaxBytes is the top of that range (1.85 GiB), rounded up:
-	// what a configured gpu_memory_utilization above the planner's must
-	// leave for the graphs before the planner keeps it (VLLM004 warns
-	// below the same figure).
-	cudaGraphMaxBytes = 2 * GiB
+	// vLLM's CUDA-graph pool, captured after the KV cache is sized, scales
+	// with the model and the captured sizes: see cudagraph.go.
 )
 
 // Target is what an estimate is checked against: a whole GPU, a MIG slice,
@@ -112,6 +104,9 @@ type ServeEstimate struct {
 	// outside the utilization budget (memory-model.md §5.2). Negative means
 	// capture will run out of memory.
 	GraphHeadroom int64
+	// Graphs is the CUDA-graph pool's estimate and bounds (zero with
+	// enforce_eager).
+	Graphs CUDAGraphs
 
 	// Resolved settings.
 	GPUMemoryUtilization float64

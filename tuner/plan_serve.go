@@ -80,7 +80,7 @@ func (sp *servePlanner) utilFor(t Target) (float64, string) {
 		s := ev.est.Serve
 		need := t.Capacity - s.Budget - s.GraphHeadroom // CUDA context + typical graphs
 		if !sp.base.EnforceEager {
-			need += cudaGraphMaxBytes - cudaGraphBytes
+			need += s.Graphs.High - s.Graphs.Bytes
 		}
 		if t.Capacity-s.Budget >= need {
 			return cur, fmt.Sprintf("the configured %.2f leaves %s GiB outside the budget, room for the CUDA context and graphs (%s GiB at most)",

@@ -142,9 +142,11 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 		MaxNumSeqs: mns, MaxNumBatchedTokens: mnbt, BlockSize: r.BlockSize,
 	}
 	e.Serve = s
-	graphs := int64(cudaGraphBytes)
+	s.Graphs = vllmCUDAGraphs(m, mns, mnbt, r.TensorParallel, r.PipelineParallel)
+	graphs := s.Graphs.Bytes
 	if r.EnforceEager {
 		graphs = 0
+		s.Graphs = CUDAGraphs{}
 	}
 	ctx := contextBytes(r)
 	s.GraphHeadroom = t.Capacity - budget - ctx - graphs

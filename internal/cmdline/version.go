@@ -127,3 +127,10 @@ func stated(ct Container) Version {
 	}
 	return Version{}
 }
+
+// EnvValue returns the value the manifest states for the container's
+// environment variable name, and whether it states one.
+func (c *Command) EnvValue(name string) (string, bool) {
+	v, ok := c.env[name]
+	return v, ok
+}

@@ -148,6 +148,16 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 			"graph_headroom": s.GraphHeadroom, "one_sequence_bytes": oneSeq,
 			"gpu_memory_utilization": s.GPUMemoryUtilization,
 			"block_size":             int64(s.BlockSize), "fixed_bytes": need - oneSeq,
+			"context_bytes": contextOf(e),
+		}
+		if g := s.Graphs; g.Bytes > 0 {
+			out["serve"].(map[string]any)["cuda_graphs"] = map[string]any{
+				"bytes": g.Bytes, "low": g.Low, "high": g.High,
+				"graphs": int64(g.Graphs), "legacy_graphs": int64(g.Legacy),
+				"max_size": int64(g.MaxSize), "layers": int64(g.Layers),
+				"v0_11":        graphRange(g.Current),
+				"before_v0_11": graphRange(g.Before11),
+			}
 		}
 		return out, mem
 	}
@@ -164,6 +174,21 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 		out["alternatives"] = recipe.Alternatives(t.Model, tt, tw, t.headroom())
 	}
 	return out, mem
+}
+
+// graphRange renders one capture rule's CUDA-graph pool for the rules.
+func graphRange(r tuner.GraphRange) map[string]any {
+	return map[string]any{"graphs": int64(r.Graphs), "bytes": r.Bytes, "low": r.Low, "high": r.High}
+}
+
+// contextOf is the CUDA context the estimate counts.
+func contextOf(e tuner.Estimate) int64 {
+	for _, o := range e.Overheads {
+		if o.Name == "CUDA context" {
+			return o.Bytes
+		}
+	}
+	return 0
 }
 
 // memoryOf is an estimate's per-GPU breakdown as finding data: the parts

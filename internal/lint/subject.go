@@ -192,6 +192,9 @@ func (s *subject) input(params map[string]any) map[string]any {
 		"params":   params,
 	}
 	in["target"].(map[string]any)["inputs"] = inputsInput(s.inputs())
+	if s.argv != nil {
+		in["vllm"] = vllmInput(s.argv.cmd)
+	}
 	if est, mem := s.tgt.estimate(s.work); est != nil {
 		in["estimate"] = est
 		s.sizing = s.tgt.sizing(est)

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/gpulint/gpulint/internal/cmdline"
 	"github.com/gpulint/gpulint/internal/normalize"
@@ -44,4 +45,68 @@ func removalNote(x normalize.Violation) (cmdline.Removal, bool) {
 	}
 	name, _ := x.Path[0].(string)
 	return cmdline.RemovalOf(name)
+}
+
+// graphProfiledSince is the first vLLM release whose memory profiler
+// captures the CUDA graphs once before sizing the KV cache and takes their
+// estimate out of gpu_memory_utilization's budget: "Enabled by default as
+// of v0.21.0" (vllm-project/vllm vllm/envs.py,
+// VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS; the opt-in came with
+// vllm-project/vllm#30515; vllm/v1/worker/gpu_worker.py
+// determine_available_memory subtracts profile_cudagraph_memory()).
+// Earlier releases capture the graphs after the KV cache, outside the
+// budget: v0.18 announced the default for v0.19, yet vLLM 0.19.0's own
+// logs still run with it False and only log the estimate
+// (llm-d-incubation/llm-d-planner accuracy/results/v0.19.0/logs
+// @d3121e0, "'VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS': False"), and
+// later releases log "CUDA graph memory profiling is enabled (default
+// since v0.21.0)" (gpustack/runner#251, vLLM 0.27.1).
+var graphProfiledSince = cmdline.Version{Minor: 21}
+
+// graphEnv is the variable that turns the estimate on or off.
+const graphEnv = "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS"
+
+// vllmInput is what the rules read about the vLLM release a container
+// states (input.vllm, docs/policy-input.md): release and release_from when
+// it states one, and cuda_graphs, where CUDA-graph memory lives: "budget"
+// (the profiler reserves it inside gpu_memory_utilization), "outside"
+// (captured after the KV cache), absent when the file does not say.
+func vllmInput(c *cmdline.Command) map[string]any {
+	out := map[string]any{}
+	if c == nil {
+		return out
+	}
+	v := c.Version
+	if v.Known() {
+		out["release"], out["release_from"] = v.String(), v.From
+		// Which default capture set the release uses (tuner/cudagraph.go):
+		// v0.11 bounded it by max_num_seqs and added FULL decode graphs.
+		out["capture_rule"] = "v0_11"
+		if v.Less(cmdline.Version{Minor: 11}) {
+			out["capture_rule"] = "before_v0_11"
+		}
+	}
+	env, set := c.EnvValue(graphEnv)
+	switch {
+	case set && (env == "0" || strings.EqualFold(env, "false")):
+		out["cuda_graphs"] = "outside"
+		out["cuda_graphs_from"] = graphEnv + "=" + env
+	case v.Known() && !v.Less(graphProfiledSince):
+		out["cuda_graphs"] = "budget"
+		out["cuda_graphs_from"] = v.From
+	case set && !v.Known():
+		// Turned on where the release is not stated: a release that
+		// predates the variable ignores it, but one that has it budgets
+		// the graphs; the rules stay quiet rather than guess.
+		out["cuda_graphs"] = "budget"
+		out["cuda_graphs_from"] = graphEnv + "=" + env
+	case set:
+		// Turned on in a release before v0.21: the opt-in exists only
+		// from the release that added it, so where the graphs live is
+		// not settled.
+	case v.Known():
+		out["cuda_graphs"] = "outside"
+		out["cuda_graphs_from"] = v.From
+	}
+	return out
 }
