@@ -146,10 +146,14 @@ type kvLayout struct {
 
 // vllmKVLayout builds m's layout for pipeline stage size pp. With pipeline
 // parallelism vLLM assigns every group's layers round-robin to stages, so
-// a stage holds about groupSize / pp layers of each group.
-func vllmKVLayout(m *Model, pp int) kvLayout {
+// a stage holds about groupSize / pp layers of each group. With the hybrid
+// manager disabled every layer is one full-attention group.
+func vllmKVLayout(m *Model, pp int, disableHybrid bool) kvLayout {
 	pp = max(pp, 1)
 	a := m.Local
+	if disableHybrid && a != nil && a.Layers < m.Layers {
+		a = nil
+	}
 	if a == nil || a.Layers >= m.Layers || m.MLA != nil {
 		kind, span := "full", 0
 		if a != nil && a.Layers >= m.Layers {

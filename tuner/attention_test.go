@@ -120,7 +120,7 @@ func TestVLLMKVLayout(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &Model{Layers: tc.layers, Local: &LocalAttention{Kind: tc.localKind, Span: tc.localSpan, Layers: tc.local}}
-			l := vllmKVLayout(m, tc.pp)
+			l := vllmKVLayout(m, tc.pp, false)
 			var got group
 			for _, g := range l.groups {
 				if g.kind == "full" {
@@ -138,7 +138,7 @@ func TestVLLMKVLayout(t *testing.T) {
 		})
 	}
 	// A model with one attention kind is one group of all its layers.
-	l := vllmKVLayout(&Model{Layers: 32}, 1)
+	l := vllmKVLayout(&Model{Layers: 32}, 1, false)
 	if len(l.groups) != 1 || l.groupSize != 32 || l.hybrid() {
 		t.Errorf("full attention: %+v, want one group of 32", l)
 	}
@@ -202,6 +202,30 @@ func TestServeTPCandidatesSplitKVHeads(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.skipped, skipped); diff != "" {
 			t.Errorf("heads %d kv %d: skipped (-want +got):\n%s", tc.heads, tc.kv, diff)
+		}
+	}
+}
+
+// vLLM v0.12.0 printed, for Llama-4-Scout at tensor parallel 8 with an
+// fp8 KV cache and max_model_len 10,000,000, "GPU KV cache size: 7,838,976
+// tokens" and "Max concurrency: 3.12x" (fuhengwu2021/coderepo
+// extra/README.md @eba6695). The layout turns the one into the other
+// without the rest of the memory model: 4 groups of 12 layers share the
+// pool, and a request needs full length in one group and a chunk plus a
+// step's tokens in three. A full-attention count would print 0.78x.
+func TestHybridLayoutReproducesPublishedConcurrency(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-4-Scout-17B-16E-Instruct")
+	const tokens, maxLen, mnbt, bs = 7838976, 10000000, 8192, 16
+	for _, tc := range []struct {
+		disabled bool
+		want     string
+	}{{false, "3.12"}, {true, "0.78"}} {
+		l := vllmKVLayout(m, 1, tc.disabled)
+		blocks := int64(tokens/bs) * int64(len(l.groups)) // tokens = blocks // groups × block size
+		got := fmt.Sprintf("%.2f", float64(blocks)/float64(l.requestBlocks(maxLen, mnbt, bs)))
+		if got != tc.want {
+			t.Errorf("disabled=%v: concurrency %s, want %s (%s)", tc.disabled, got, tc.want, l.describe())
 		}
 	}
 }

@@ -267,7 +267,7 @@ func planServing(req PlanRequest, headroom float64) (Plan, error) {
 	typical := min(typicalRequestTokens, mml)
 	perReq := int64((typical + s.BlockSize - 1) / s.BlockSize)
 	// A hybrid model's request takes blocks in every KV cache group.
-	reqBlocks := vllmKVLayout(m, pp).requestBlocks(typical, s.MaxNumBatchedTokens, s.BlockSize)
+	reqBlocks := vllmKVLayout(m, pp, sp.base.DisableHybridKVCache).requestBlocks(typical, s.MaxNumBatchedTokens, s.BlockSize)
 	holds := int(min(s.NumBlocks/reqBlocks, int64(math.MaxInt32)))
 	mns := max(1, min(capSeqs, holds))
 	final := sp.eval(target, tp, util, mml, mns)

@@ -135,7 +135,7 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	// the pool, and the reported token count is blocks per group × block
 	// size. A model with full attention only is one group of all its layers
 	// (per pipeline stage), so this is the familiar per-token cost × layers.
-	layout := vllmKVLayout(m, r.PipelineParallel)
+	layout := vllmKVLayout(m, r.PipelineParallel, r.DisableHybridKVCache)
 	perLayer := m.kvBytesPerLayerToken(r.TensorParallel, kvB)
 	perToken := perLayer * int64(layout.groupSize*len(layout.groups))
 	kvBytes := budget - weights - act - nonTorch
@@ -176,7 +176,7 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 		e.Notes = append(e.Notes, fmt.Sprintf("CUDA graphs (~%s) and the CUDA context do not fit in the %s left outside gpu_memory_utilization; lower it or set enforce_eager",
 			formatGiB(graphs), formatGiB(t.Capacity-budget)))
 	}
-	e.Notes = append(e.Notes, kvLayoutNotes(m, layout, r.MaxModelLen, mnbt, r.BlockSize)...)
+	e.Notes = append(e.Notes, kvLayoutNotes(m, layout, r.MaxModelLen, mnbt, r.BlockSize, r.DisableHybridKVCache)...)
 	e.PerGPU = Breakdown{Weights: weights, Activations: act, KVCache: allocated}
 	e.addOverhead("vLLM non-torch memory", nonTorch)
 	e.addOverhead("CUDA context", ctx)
@@ -186,9 +186,11 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 
 // kvLayoutNotes says how the KV cache was laid out when that departs from
 // full attention on every layer, and names the inputs it rests on.
-func kvLayoutNotes(m *Model, l kvLayout, maxLen, mnbt, bs int) []string {
+func kvLayoutNotes(m *Model, l kvLayout, maxLen, mnbt, bs int, disabled bool) []string {
 	a := m.Local
 	switch {
+	case a != nil && disabled && !l.hybrid():
+		return []string{fmt.Sprintf("%s, but the hybrid KV cache manager is disabled: every layer holds full-length KV blocks", a.describe(m.Layers))}
 	case a == nil && m.SlidingWindow > 0:
 		return []string{fmt.Sprintf("sliding_window %d is set, but which layers use it is known only for gemma2, gemma3, gpt_oss and layer_types configs: every layer is sized as full attention, an upper bound on the KV cache", m.SlidingWindow)}
 	case a == nil:
@@ -196,7 +198,7 @@ func kvLayoutNotes(m *Model, l kvLayout, maxLen, mnbt, bs int) []string {
 	}
 	out := []string{fmt.Sprintf("%s; %s. One %d-token request takes %d blocks of the pool",
 		a.describe(m.Layers), l.describe(), maxLen, l.requestBlocks(maxLen, mnbt, bs)) + " (from " + a.Source + ")"}
-	if a.Kind == ChunkedAttention {
+	if a.Kind == ChunkedAttention && l.hybrid() {
 		out = append(out, "chunked-local layers are sized to the chunk as vLLM's hybrid KV cache manager does by default (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, default on since vllm-project/vllm#29627); releases from #21761 (v0.10.1) until then turned the manager off for chunked attention and sized every layer as full attention, as --disable-hybrid-kv-cache-manager does")
 	}
 	return out

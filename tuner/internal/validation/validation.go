@@ -33,6 +33,11 @@ const (
 	// less weights, profiled peak and non-torch memory), compared with the
 	// KV cache the estimate allocates in whole blocks (< 1 MiB apart).
 	metricKVMemory = "kv-memory"
+	// metricConcurrency: vLLM's "Maximum concurrency for N tokens per
+	// request: X.XXx" (pool blocks / blocks one max_model_len request
+	// needs), which tells a hybrid layout (sliding-window or chunked-local
+	// layers holding their span) from a full-attention one.
+	metricConcurrency = "concurrency"
 	// metricWeights: the weights one GPU holds (Estimate PerGPU.Weights),
 	// against vLLM's "Loading model weights took X GB" (V0, GiB despite the
 	// unit) or "Model loading took X GiB" (V1): the memory the load added.
@@ -262,6 +267,7 @@ func allCases() []validationCase {
 		vllmMoEQuantCases(),
 		maxLenCases(),
 		vllmQuantLogCases(),
+		hybridKVCases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
@@ -392,6 +398,7 @@ func (c validationCase) command(knownGPU bool) string {
 		add("kv-cache-dtype", w.KVCacheDtype)
 	}
 	flag("enforce-eager", w.EnforceEager)
+	flag("disable-hybrid-kv-cache-manager", w.DisableHybridKVCache)
 	if w.CUDAContextBytes > 0 {
 		add("cuda-context", w.CUDAContextBytes/tuner.MiB)
 	}
@@ -420,6 +427,8 @@ func metricValue(e tuner.Estimate, metric string) float64 {
 	switch metric {
 	case metricKVTokens:
 		return float64(e.Serve.KVCacheTokens)
+	case metricConcurrency:
+		return e.Serve.MaxConcurrency
 	case metricAllocated:
 		return float64(e.Allocated())
 	case metricReserved:
@@ -541,7 +550,7 @@ func Run() (*Report, error) {
 	r.all, r.n = medianAbs(rs, func(validationResult) bool { return true })
 	r.peaks, r.nPeaks = medianAbs(rs, func(r validationResult) bool { return r.c.isPeak() })
 	r.kv, r.nKV = medianAbs(rs, func(r validationResult) bool {
-		return r.c.metric == metricKVTokens || r.c.metric == metricKVMemory
+		return r.c.metric == metricKVTokens || r.c.metric == metricKVMemory || r.c.metric == metricConcurrency
 	})
 	r.published, r.nPublished = medianAbs(rs, func(r validationResult) bool { return r.c.source != benchSource })
 	r.here, r.nHere = medianAbs(rs, func(r validationResult) bool { return r.c.source == benchSource })
@@ -610,6 +619,8 @@ func formatMeasure(v float64, unit string) string {
 		return fmt.Sprintf("%.2f GiB", v/float64(tuner.GiB))
 	case "tokens":
 		return tuner.Thousands(int64(v)) + " tokens"
+	case "x":
+		return fmt.Sprintf("%.2fx", v)
 	}
 	return fmt.Sprint(v)
 }
