@@ -77,11 +77,9 @@ func localAttentionLayout(modelType string, layers, window int, layerTypes []str
 		n := (layers + 1) / 2
 		return mk(SlidingAttention, window, n, fmt.Sprintf("gemma2 alternates: %d of %d layers slide over sliding_window %d", n, layers, window))
 	case "gemma3", "gemma3_text":
-		src := "sliding_window_pattern"
+		src := fmt.Sprintf("sliding_window_pattern %d", pattern)
 		if pattern <= 0 {
 			pattern, src = 6, "sliding_window_pattern 6 (Gemma3TextConfig default)"
-		} else {
-			src = fmt.Sprintf("sliding_window_pattern %d", pattern)
 		}
 		n := layers - layers/pattern
 		return mk(SlidingAttention, window, n, fmt.Sprintf("gemma3 %s: %d of %d layers slide over sliding_window %d", src, n, layers, window))
