@@ -135,6 +135,11 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	// the pool, and the reported token count is blocks per group × block
 	// size. A model with full attention only is one group of all its layers
 	// (per pipeline stage), so this is the familiar per-token cost × layers.
+	// That is the count vLLM printed through v0.19 (vllm-project/vllm#40691
+	// reports it on 0.19.0); later releases print max concurrency ×
+	// max_model_len instead (quoted in vllm#51041), which for a hybrid model
+	// is a different number: KVCacheTokens stays the pool's count, and
+	// MaxConcurrency carries the other.
 	layout := vllmKVLayout(m, r.PipelineParallel, r.DisableHybridKVCache)
 	perLayer := m.kvBytesPerLayerToken(r.TensorParallel, kvB)
 	perToken := perLayer * int64(layout.groupSize*len(layout.groups))
