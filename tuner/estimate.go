@@ -96,8 +96,14 @@ type ServeEstimate struct {
 	KVCacheTokens   int64   // "GPU KV cache size: N tokens"
 	NumBlocks       int64   // KV blocks of BlockSize tokens
 	MaxConcurrency  float64 // blocks / blocks per max_model_len request
-	KVCacheBytes    int64   // bytes left for the KV cache inside the budget
-	Budget          int64   // gpu_memory_utilization × capacity
+	// RequestBlocks is the pool blocks one max_model_len request needs over
+	// all KV cache groups; OneRequestKVBytes their bytes on one GPU, what
+	// vLLM's start-up check compares with the memory left for the cache.
+	// Sliding-window and chunked-local layers hold only their span.
+	RequestBlocks     int64
+	OneRequestKVBytes int64
+	KVCacheBytes      int64 // bytes left for the KV cache inside the budget
+	Budget            int64 // gpu_memory_utilization × capacity
 
 	// GraphHeadroom is (1 − util) × capacity − (CUDA context + CUDA graphs):
 	// CUDA graphs are captured after the KV cache is allocated and must fit

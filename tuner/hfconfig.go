@@ -52,6 +52,44 @@ func (c hfConfig) bool(key string, def bool) bool {
 	return def
 }
 
+// strings returns a list of strings; nil when the key is absent or not one.
+func (c hfConfig) strings(key string) []string {
+	l, ok := c[key].([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]string, 0, len(l))
+	for _, v := range l {
+		s, ok := v.(string)
+		if !ok {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// ints returns a list of integers; nil when the key is absent or not one.
+func (c hfConfig) ints(key string) []int {
+	l, ok := c[key].([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]int, 0, len(l))
+	for _, v := range l {
+		n, ok := v.(json.Number)
+		if !ok {
+			return nil
+		}
+		i, err := n.Int64()
+		if err != nil {
+			return nil
+		}
+		out = append(out, int(i))
+	}
+	return out
+}
+
 func (c hfConfig) str(keys ...string) string {
 	for _, k := range keys {
 		if s, ok := c[k].(string); ok {
@@ -194,6 +232,8 @@ func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
 	if c.bool("use_sliding_window", true) {
 		m.SlidingWindow = opt(0, "sliding_window")
 	}
+	m.Local = localAttentionLayout(mt, m.Layers, m.SlidingWindow, c.strings("layer_types"),
+		opt(0, "sliding_window_pattern"), opt(0, "attention_chunk_size"), c.ints("no_rope_layers"))
 	switch mt {
 	case "mixtral":
 		m.MoE = &MoE{Experts: need("num_local_experts"), ActiveExperts: need("num_experts_per_tok"),

@@ -28,7 +28,11 @@ type Model struct {
 	TypeVocab      int    // BERT token-type embeddings
 	Pooler         bool
 	Dropout        bool // dropout active in training: masks are stored (Korthikanti §4)
-	SlidingWindow  int
+	SlidingWindow  int  // config.json sliding_window (0 when absent)
+	// Local is the layers that attend to a bounded span (sliding window or
+	// chunked local attention); nil when every layer attends to the whole
+	// context or the architecture's layout is not known (localAttentionLayout).
+	Local *LocalAttention
 
 	MoE *MoE
 	MLA *MLA
@@ -332,11 +336,21 @@ func (m *Model) KVBytesPerToken(tp int, dtypeBytes float64) int64 {
 	if tp < 1 {
 		tp = 1
 	}
+	return m.kvBytesPerLayerToken(tp, dtypeBytes) * int64(m.Layers)
+}
+
+// kvBytesPerLayerToken is one layer's share of KVBytesPerToken: vLLM's
+// page size per token of one attention layer.
+func (m *Model) kvBytesPerLayerToken(tp int, dtypeBytes float64) int64 {
+	if m.Encoder {
+		return 0
+	}
+	tp = max(tp, 1)
 	if a := m.MLA; a != nil {
-		return int64(float64(m.Layers*(a.KVLoRARank+a.QKRopeDim)) * dtypeBytes)
+		return int64(float64(a.KVLoRARank+a.QKRopeDim) * dtypeBytes)
 	}
 	kv := max(1, m.KVHeads/tp)
-	return int64(float64(2*m.Layers*kv*m.HeadDim) * dtypeBytes)
+	return int64(float64(2*kv*m.HeadDim) * dtypeBytes)
 }
 
 // validate checks the facts the formulas rely on.

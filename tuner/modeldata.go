@@ -96,6 +96,10 @@ func buildModels(f modelFile) ([]*Model, error) {
 		if m.NormsPerLayer == 0 {
 			m.NormsPerLayer = 2
 		}
+		// The catalog states sliding_window but not the per-layer pattern:
+		// the architecture's default layout applies (the official configs'
+		// own values, e.g. Llama 4's attention_chunk_size 8192).
+		m.Local = localAttentionLayout(m.ModelType, m.Layers, m.SlidingWindow, nil, 0, 0, nil)
 		if m.Positions == "" {
 			m.Positions = "rope"
 		}

@@ -229,12 +229,12 @@ func checkServeMinimal(t testing.TB, req PlanRequest, p Plan) {
 		e, err := EstimateMemory(req.Model, tg, v)
 		return err == nil && e.Fits && e.Serve.GraphHeadroom >= 0 &&
 			serveNeed(t, req.Model, tg, v) <= planLimit(tg.Capacity, DefaultPlanHeadroom) &&
-			(v.MaxModelLen == cfg || kvHolds(e.Serve.KVCacheTokens, v.MaxModelLen))
+			(v.MaxModelLen == cfg || kvHolds(e.Serve))
 	}
 	for tp := 1; tp < w.TensorParallel; tp++ {
 		v := w
 		v.TensorParallel = tp
-		if req.Model.Heads%tp == 0 && fitsOn(tg, v) {
+		if kv := req.Model.KVHeads; req.Model.Heads%tp == 0 && (kv%tp == 0 || tp%kv == 0) && fitsOn(tg, v) {
 			t.Errorf("%s: TP %d fits max_model_len %d, the plan proposes TP %d", name, tp, w.MaxModelLen, w.TensorParallel)
 		}
 	}

@@ -56,9 +56,8 @@ func (sp *servePlanner) eval(t Target, tp int, util float64, mml, mns int) serve
 		return ev
 	}
 	s := e.Serve
-	bs := int64(s.BlockSize)
 	ev.est = e
-	ev.oneReqKV = (int64(mml) + bs - 1) / bs * bs * s.KVBytesPerToken
+	ev.oneReqKV = s.OneRequestKVBytes
 	ev.need = e.PerGPU.Total - e.PerGPU.KVCache + ev.oneReqKV
 	ev.fits = e.Fits && ev.need <= ev.limit && s.GraphHeadroom >= 0
 	return ev
@@ -114,7 +113,7 @@ func (sp *servePlanner) utilFor(t Target) (float64, string) {
 func (sp *servePlanner) largestMML(t Target, tp int, util float64) int {
 	fits := func(mml int) bool {
 		ev := sp.eval(t, tp, util, mml, 0)
-		return ev.fits && ev.est.Serve != nil && kvHolds(ev.est.Serve.KVCacheTokens, mml)
+		return ev.fits && ev.est.Serve != nil && kvHolds(ev.est.Serve)
 	}
 	maxPos := sp.m.MaxPositions
 	if maxPos < planContextStep {
@@ -135,11 +134,13 @@ func (sp *servePlanner) largestMML(t Target, tp int, util float64) int {
 	return lo * planContextStep
 }
 
-// kvHolds reports whether a KV cache the model sizes at kvTokens still
-// holds one mml-token request if vLLM's real cache is kvOverPrediction
-// smaller, as it was in the validation rows the model over-predicted most.
-func kvHolds(kvTokens int64, mml int) bool {
-	return float64(kvTokens) >= float64(mml)*(1+kvOverPrediction)
+// kvHolds reports whether the KV cache the model sizes still holds one
+// max_model_len request if vLLM's real cache is kvOverPrediction smaller,
+// as it was in the validation rows the model over-predicted most. Blocks,
+// not tokens, are compared: a hybrid model's request needs blocks in every
+// KV cache group.
+func kvHolds(s *ServeEstimate) bool {
+	return float64(s.NumBlocks) >= float64(s.RequestBlocks)*(1+kvOverPrediction)
 }
 
 func effectiveServePrecision(m *Model, w Workload) Precision {
@@ -176,14 +177,21 @@ func servePrecision(g *GPU, m *Model, w Workload) (Precision, string) {
 
 // serveTPCandidates lists tensor-parallel degrees up to the GPUs available
 // per pipeline stage (and per node when nodes are given) that divide the
-// attention heads, as vLLM requires (vllm.md §2); skipped lists the others.
+// attention heads, as vLLM requires (vllm.md §2), and split the KV heads:
+// QKVParallelLinear partitions them when there are at least as many as
+// ranks and replicates them otherwise, so either kv_heads % tp or
+// tp % kv_heads must be 0 (vllm-project/vllm
+// vllm/model_executor/models/gemma2.py @025adfb, Gemma2Attention: "assert
+// self.total_num_kv_heads % tp_size == 0" / "assert tp_size %
+// self.total_num_kv_heads == 0"); skipped lists the others.
 func serveTPCandidates(req PlanRequest, pp int) (cands []int, skipped []string) {
 	top := req.GPUs / pp
 	if n := req.gpusPerNode(); n > 0 {
 		top = min(top, n)
 	}
+	kv := req.Model.KVHeads
 	for t := 1; t <= top; t++ {
-		if req.Model.Heads%t == 0 {
+		if req.Model.Heads%t == 0 && (kv <= 0 || kv%t == 0 || t%kv == 0) {
 			cands = append(cands, t)
 		} else {
 			skipped = append(skipped, strconv.Itoa(t))
@@ -258,7 +266,9 @@ func planServing(req PlanRequest, headroom float64) (Plan, error) {
 	capSeqs := s.MaxNumSeqs // vLLM's default for this device, at most max_num_batched_tokens
 	typical := min(typicalRequestTokens, mml)
 	perReq := int64((typical + s.BlockSize - 1) / s.BlockSize)
-	holds := int(min(s.NumBlocks/perReq, int64(math.MaxInt32)))
+	// A hybrid model's request takes blocks in every KV cache group.
+	reqBlocks := vllmKVLayout(m, pp, sp.base.DisableHybridKVCache).requestBlocks(typical, s.MaxNumBatchedTokens, s.BlockSize)
+	holds := int(min(s.NumBlocks/reqBlocks, int64(math.MaxInt32)))
 	mns := max(1, min(capSeqs, holds))
 	final := sp.eval(target, tp, util, mml, mns)
 	if sp.err != nil {
@@ -357,12 +367,18 @@ func tpReason(req PlanRequest, mig *MIGProfile, tp, pp, maxTP int, fits bool, mm
 		}
 	}
 	var div string
+	heads := fmt.Sprintf("%d attention heads", req.Model.Heads)
+	for _, s := range below {
+		if n, _ := strconv.Atoi(s); req.Model.Heads%n == 0 {
+			heads = fmt.Sprintf("%d attention heads and %d KV heads evenly", req.Model.Heads, req.Model.KVHeads)
+		}
+	}
 	switch len(below) {
 	case 0:
 	case 1:
-		div = fmt.Sprintf("TP %s does not divide %d attention heads", below[0], req.Model.Heads)
+		div = fmt.Sprintf("TP %s does not divide %s", below[0], heads)
 	default:
-		div = fmt.Sprintf("TP %s do not divide %d attention heads", strings.Join(below, ", "), req.Model.Heads)
+		div = fmt.Sprintf("TP %s do not divide %s", strings.Join(below, ", "), heads)
 	}
 	rep := fmt.Sprintf("%s hold %s", plural(req.GPUs, "GPU"), plural(req.GPUs/(tp*pp), "replica"))
 	if req.GPUs == 1 {

@@ -38,9 +38,7 @@ func trainNeed(t testing.TB, m *Model, g *GPU, w Workload, stage int, opt, param
 func serveNeed(t testing.TB, m *Model, tg Target, w Workload) int64 {
 	t.Helper()
 	e := estimate(t, m, tg, w)
-	s := e.Serve
-	bs := int64(s.BlockSize)
-	return e.PerGPU.Total - e.PerGPU.KVCache + (int64(s.MaxModelLen)+bs-1)/bs*bs*s.KVBytesPerToken
+	return e.PerGPU.Total - e.PerGPU.KVCache + e.Serve.OneRequestKVBytes
 }
 
 func TestMakePlanCases(t *testing.T) {

@@ -130,11 +130,19 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 		nonTorch = tpCommBytes
 	}
 	budget := int64(r.GPUMemoryUtilization * float64(t.Capacity))
-	perToken := m.KVBytesPerToken(r.TensorParallel, kvB)
-	if r.PipelineParallel > 1 {
-		layersPerRank := (m.Layers + r.PipelineParallel - 1) / r.PipelineParallel
-		perToken = perToken * int64(layersPerRank) / int64(m.Layers)
-	}
+	// vLLM groups the layers by attention kind (vllmKVLayout): a pool block
+	// holds one page for each of groupSize layers, every group draws from
+	// the pool, and the reported token count is blocks per group × block
+	// size. A model with full attention only is one group of all its layers
+	// (per pipeline stage), so this is the familiar per-token cost × layers.
+	// That is the count vLLM printed through v0.19 (vllm-project/vllm#40691
+	// reports it on 0.19.0); later releases print max concurrency ×
+	// max_model_len instead (quoted in vllm#51041), which for a hybrid model
+	// is a different number: KVCacheTokens stays the pool's count, and
+	// MaxConcurrency carries the other.
+	layout := vllmKVLayout(m, r.PipelineParallel, r.DisableHybridKVCache)
+	perLayer := m.kvBytesPerLayerToken(r.TensorParallel, kvB)
+	perToken := perLayer * int64(layout.groupSize*len(layout.groups))
 	kvBytes := budget - weights - act - nonTorch
 	s := &ServeEstimate{
 		KVBytesPerToken: perToken, Budget: budget,
@@ -151,15 +159,17 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	ctx := contextBytes(r)
 	s.GraphHeadroom = t.Capacity - budget - ctx - graphs
 	e.Fits = true
-	blockBytes := int64(r.BlockSize) * perToken
+	blockBytes := int64(r.BlockSize) * perLayer * int64(layout.groupSize)
+	blocksPerReq := layout.requestBlocks(r.MaxModelLen, mnbt, r.BlockSize)
+	s.RequestBlocks = blocksPerReq
+	s.OneRequestKVBytes = blocksPerReq * blockBytes
 	if kvBytes <= 0 || blockBytes <= 0 {
 		e.Fits = false
 		kvBytes = max(kvBytes, 0)
 		e.Notes = append(e.Notes, "No available memory for the cache blocks: weights, activations and non-torch memory exceed gpu_memory_utilization × capacity; raise gpu_memory_utilization, quantize, or add tensor parallelism")
 	} else {
 		s.NumBlocks = kvBytes / blockBytes
-		s.KVCacheTokens = s.NumBlocks * int64(r.BlockSize)
-		blocksPerReq := int64((r.MaxModelLen + r.BlockSize - 1) / r.BlockSize)
+		s.KVCacheTokens = s.NumBlocks / int64(len(layout.groups)) * int64(r.BlockSize)
 		s.MaxConcurrency = float64(s.NumBlocks) / float64(blocksPerReq)
 		if s.NumBlocks < blocksPerReq {
 			e.Fits = false
@@ -173,14 +183,32 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 		e.Notes = append(e.Notes, fmt.Sprintf("CUDA graphs (~%s) and the CUDA context do not fit in the %s left outside gpu_memory_utilization; lower it or set enforce_eager",
 			formatGiB(graphs), formatGiB(t.Capacity-budget)))
 	}
-	if m.SlidingWindow > 0 {
-		e.Notes = append(e.Notes, "sliding-window layers: newer vLLM sizes their KV cache separately, so the reported token count can differ from this full-attention estimate")
-	}
+	e.Notes = append(e.Notes, kvLayoutNotes(m, layout, r.MaxModelLen, mnbt, r.BlockSize, r.DisableHybridKVCache)...)
 	e.PerGPU = Breakdown{Weights: weights, Activations: act, KVCache: allocated}
 	e.addOverhead("vLLM non-torch memory", nonTorch)
 	e.addOverhead("CUDA context", ctx)
 	e.addOverhead("CUDA graphs", graphs)
 	return nil
+}
+
+// kvLayoutNotes says how the KV cache was laid out when that departs from
+// full attention on every layer, and names the inputs it rests on.
+func kvLayoutNotes(m *Model, l kvLayout, maxLen, mnbt, bs int, disabled bool) []string {
+	a := m.Local
+	switch {
+	case a != nil && disabled && !l.hybrid():
+		return []string{fmt.Sprintf("%s, but the hybrid KV cache manager is disabled: every layer holds full-length KV blocks", a.describe(m.Layers))}
+	case a == nil && m.SlidingWindow > 0:
+		return []string{fmt.Sprintf("sliding_window %d is set, but which layers use it is known only for gemma2, gemma3, gpt_oss and layer_types configs: every layer is sized as full attention, an upper bound on the KV cache", m.SlidingWindow)}
+	case a == nil:
+		return nil
+	}
+	out := []string{fmt.Sprintf("%s; %s. One %d-token request takes %d blocks of the pool",
+		a.describe(m.Layers), l.describe(), maxLen, l.requestBlocks(maxLen, mnbt, bs)) + " (from " + a.Source + ")"}
+	if a.Kind == ChunkedAttention && l.hybrid() {
+		out = append(out, "chunked-local layers are sized to the chunk as vLLM's hybrid KV cache manager does by default (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE, default on since vllm-project/vllm#29627); releases from #21761 (v0.10.1) until then turned the manager off for chunked attention and sized every layer as full attention, as --disable-hybrid-kv-cache-manager does")
+	}
+	return out
 }
 
 // marlinMXFP4Padding is the per-GPU growth of mxfp4 expert weights on a GPU
@@ -220,7 +248,12 @@ func marlinMXFP4Padding(m *Model, f weightFormat, t Target, tp int) int64 {
 // shares one instance among the layers, every tensor-parallel rank holds
 // it whole, and "Model loading took" counts it with the weights: 32 MiB
 // for Llama-3.1's 131072 positions × 128. Models with learned positions
-// have none; a second rope setup (Gemma's local layers) is not counted.
+// have none. Gemma 3 builds a second table: its sliding-window layers call
+// get_rope with rope_local_base_freq and no scaling, its global layers
+// with rope_theta and the config's rope_scaling, and get_rope caches one
+// instance per distinct setting (vllm-project/vllm
+// vllm/model_executor/models/gemma3.py @004dc92, Gemma3Attention). Gemma 2
+// uses one setting on every layer, so one table.
 func vllmRopeCacheBytes(m *Model, f weightFormat) int64 {
 	if m.Positions == "learned" || m.Encoder {
 		return 0
@@ -233,7 +266,11 @@ func vllmRopeCacheBytes(m *Model, f weightFormat) int64 {
 	if f.name == "fp32" {
 		b = 4
 	}
-	return int64(m.MaxPositions) * dim * b
+	tables := int64(1)
+	if (m.ModelType == "gemma3_text" || m.ModelType == "gemma3") && m.Local != nil {
+		tables = 2
+	}
+	return tables * int64(m.MaxPositions) * dim * b
 }
 
 // formatGiB prints bytes as GiB with two decimals.

@@ -16,8 +16,10 @@ func TestServeWeightsCountRopeCache(t *testing.T) {
 	}{
 		{"meta-llama/Llama-3.1-8B-Instruct", 1, 131072 * 128 * 2},
 		{"meta-llama/Llama-3.1-8B-Instruct", 2, 131072 * 128 * 2},
-		{"deepseek-ai/DeepSeek-V3", 8, 163840 * 64 * 2}, // MLA: the rope part of the head only
-		{"openai-community/gpt2", 1, 0},                 // learned positions
+		{"deepseek-ai/DeepSeek-V3", 8, 163840 * 64 * 2},    // MLA: the rope part of the head only
+		{"openai-community/gpt2", 1, 0},                    // learned positions
+		{"google/gemma-3-27b-it", 1, 2 * 131072 * 128 * 2}, // local and global rope settings: two tables
+		{"google/gemma-2-9b", 1, 8192 * 256 * 2},           // one setting on every layer
 	} {
 		m := mustModel(t, c, tc.model)
 		w := Workload{Kind: Serve, MaxModelLen: 2048, TensorParallel: tc.tp}

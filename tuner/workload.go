@@ -214,6 +214,13 @@ type Workload struct {
 	BlockSize            int
 	KVCacheDtype         string // auto (default), fp8, fp8_e4m3, fp8_e5m2, bfloat16, float16
 	EnforceEager         bool   // no CUDA graphs
+	// DisableHybridKVCache is vLLM's --disable-hybrid-kv-cache-manager:
+	// sliding-window and chunked-local layers get full-length KV blocks
+	// like the others (kv_cache_utils.py unify_hybrid_kv_cache_specs).
+	// Releases from v0.10.1 until vllm-project/vllm#29627 also turn the
+	// manager off by default for chunked local attention (Llama 4) unless
+	// VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1.
+	DisableHybridKVCache bool
 
 	// CUDAContextBytes overrides the per-process CUDA context and kernel
 	// footprint (default 512 MiB, see overhead constants). Set it only when

@@ -33,6 +33,7 @@ type EstimateOptions struct {
 	Checkpointing, OptimizerInBackward         bool
 	KbitFP32                                   bool
 	EnforceEager                               bool
+	DisableHybridKVCache                       bool
 	GPUMemoryUtilization                       float64
 	Format                                     string
 	ListGPUs, ListModels                       bool
@@ -112,6 +113,7 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.StringVar(&o.KVCache, "kv-cache-dtype", "", "vLLM kv_cache_dtype: auto, fp8, fp8_e4m3, fp8_e5m2, bfloat16, float16")
 	fl.IntVar(&o.MaxNumBatchedTokens, "max-num-batched-tokens", 0, "vLLM max_num_batched_tokens (default by GPU)")
 	fl.BoolVar(&o.EnforceEager, "enforce-eager", false, "vLLM enforce_eager: no CUDA graphs")
+	fl.BoolVar(&o.DisableHybridKVCache, "disable-hybrid-kv-cache-manager", false, "vLLM --disable-hybrid-kv-cache-manager: sliding-window and chunked-local layers hold full-length KV")
 	fl.StringVar(&o.Format, "format", "text", "output format: text or json")
 	fl.BoolVar(&o.ListGPUs, "list-gpus", false, "list the GPU catalog and exit")
 	fl.BoolVar(&o.ListModels, "list-models", false, "list the model catalog and exit")
@@ -237,7 +239,7 @@ func runEstimate(o *EstimateOptions) error {
 		Attention: attentionFlags[o.Attention], Loss: tuner.LossImpl(o.Loss), LoRATargets: targets,
 		PrefillLogits: tuner.PrefillLogits(o.PrefillLogits), WeightQuant: o.Weights,
 		CUDAContextBytes: int64(o.CUDAContextMiB) * tuner.MiB, MaxNumBatchedTokens: o.MaxNumBatchedTokens,
-		EnforceEager: o.EnforceEager, ZeroStage: o.Zero,
+		EnforceEager: o.EnforceEager, DisableHybridKVCache: o.DisableHybridKVCache, ZeroStage: o.Zero,
 		OffloadOptimizer: tuner.Device(o.OffloadOptimizer), OffloadParam: tuner.Device(o.OffloadParam),
 		DataParallel: max(o.GPUs/(o.TP*o.PP), 1), TensorParallel: o.TP, PipelineParallel: o.PP,
 		MicroBatch: o.MicroBatch, SeqLen: o.SeqLen, Checkpointing: o.Checkpointing, LoRARank: o.LoRARank,

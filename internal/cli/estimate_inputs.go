@@ -131,6 +131,9 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 		add("max-num-seqs", o.MaxNumSeqs, s.MaxNumSeqs, "vLLM's default for this GPU")
 		add("max-num-batched-tokens", o.MaxNumBatchedTokens, s.MaxNumBatchedTokens, "vLLM's default for this GPU")
 		add("enforce-eager", o.EnforceEager, w.EnforceEager, "CUDA graphs captured")
+		if given("disable-hybrid-kv-cache-manager") {
+			add("disable-hybrid-kv-cache-manager", o.DisableHybridKVCache, false, "")
+		}
 	}
 	add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultCUDAContextMiB), "MiB, as vLLM v0.19 measured on an H100")
 	return in

@@ -193,3 +193,31 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// TestEstimateDisableHybridKVCache: --disable-hybrid-kv-cache-manager sizes
+// Llama 4's chunked-local layers at full length, as vLLM does with the
+// flag, so one long request takes four times the blocks.
+func TestEstimateDisableHybridKVCache(t *testing.T) {
+	args := []string{"estimate", "--model", "meta-llama/Llama-4-Scout-17B-16E-Instruct", "--gpu", "H200", "--workload", "serve",
+		"--gpus", "8", "--tp", "8", "--max-model-len", "5242880", "--format", "json"}
+	concurrency := func(extra ...string) float64 {
+		t.Helper()
+		out, errOut, code := run(t, false, nil, append(slices.Clone(args), extra...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var got struct {
+			Serve struct {
+				MaxConcurrency float64 `json:"max_concurrency"`
+			} `json:"serve"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		return got.Serve.MaxConcurrency
+	}
+	hybrid, full := concurrency(), concurrency("--disable-hybrid-kv-cache-manager")
+	if hybrid < 3*full || full >= 1 {
+		t.Errorf("max concurrency %.2f with the hybrid manager, %.2f without; want the chunked layers to hold one chunk", hybrid, full)
+	}
+}

@@ -41,7 +41,8 @@ func TestValidationCommandsReproduceRows(t *testing.T) {
 				Allocated float64 `json:"allocated"`
 				Reserved  float64 `json:"reserved"`
 				Serve     *struct {
-					KVCacheTokens float64 `json:"kv_cache_tokens"`
+					KVCacheTokens  float64 `json:"kv_cache_tokens"`
+					MaxConcurrency float64 `json:"max_concurrency"`
 				} `json:"serve"`
 			}
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
@@ -62,6 +63,11 @@ func TestValidationCommandsReproduceRows(t *testing.T) {
 					t.Fatal("no serve object in the JSON")
 				}
 				v = got.Serve.KVCacheTokens
+			case "concurrency":
+				if got.Serve == nil {
+					t.Fatal("no serve object in the JSON")
+				}
+				v = got.Serve.MaxConcurrency
 			}
 			if s := formatLike(v, r.predicted); s != r.predicted {
 				t.Errorf("%s\nprints %s, the row says %s", r.command, s, r.predicted)
@@ -139,6 +145,8 @@ func formatLike(v float64, like string) string {
 		return fmt.Sprintf("%.2f GB", v/1e9)
 	case strings.HasSuffix(like, " tokens"):
 		return thousands(int64(v)) + " tokens"
+	case strings.HasSuffix(like, "x"):
+		return fmt.Sprintf("%.2fx", v)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }

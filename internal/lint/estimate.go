@@ -125,8 +125,9 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 		// the profiling run's activations, non-torch memory and the KV
 		// cache of one max-length request (vLLM refuses to start without
 		// it).
-		blocks := int64((s.MaxModelLen + s.BlockSize - 1) / s.BlockSize)
-		oneSeq := blocks * int64(s.BlockSize) * s.KVBytesPerToken
+		// Sliding-window and chunked-local layers hold only their span of
+		// it (tuner's vLLM KV layout).
+		oneSeq := s.OneRequestKVBytes
 		var nonTorch int64
 		for _, o := range e.Overheads {
 			if o.Name == "vLLM non-torch memory" {

@@ -401,6 +401,11 @@ func VLLM(doc any) *Workload {
 			w.set("serve.enforce_eager", b, p("enforce-eager"))
 		}
 	}
+	if v, ok := lookup(doc, "disable-hybrid-kv-cache-manager"); ok {
+		if b, ok := asBool(v); ok {
+			w.set("serve.disable_hybrid_kv_cache_manager", b, p("disable-hybrid-kv-cache-manager"))
+		}
+	}
 	return w
 }
 

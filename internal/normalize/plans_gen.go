@@ -1863,34 +1863,36 @@ func planWorkload() *plan.SchemaNode {
 	f46 := &plan.SchemaField{Name: "seq_len", Node: n47}
 	n48 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
 	f47 := &plan.SchemaField{Name: "block_size", Node: n48}
-	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f48 := &plan.SchemaField{Name: "dtype", Node: n49}
-	n50 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f49 := &plan.SchemaField{Name: "enforce_eager", Node: n50}
-	n51 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a number > 0 and <= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGT}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 1}}}}
-	f50 := &plan.SchemaField{Name: "gpu_memory_utilization", Node: n51}
-	n52 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f51 := &plan.SchemaField{Name: "kv_cache_dtype", Node: n52}
-	n53 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f52 := &plan.SchemaField{Name: "max_model_len", Node: n53}
+	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f48 := &plan.SchemaField{Name: "disable_hybrid_kv_cache_manager", Node: n49}
+	n50 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f49 := &plan.SchemaField{Name: "dtype", Node: n50}
+	n51 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f50 := &plan.SchemaField{Name: "enforce_eager", Node: n51}
+	n52 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a number > 0 and <= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGT}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 1}}}}
+	f51 := &plan.SchemaField{Name: "gpu_memory_utilization", Node: n52}
+	n53 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f52 := &plan.SchemaField{Name: "kv_cache_dtype", Node: n53}
 	n54 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f53 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n54}
+	f53 := &plan.SchemaField{Name: "max_model_len", Node: n54}
 	n55 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f54 := &plan.SchemaField{Name: "max_num_seqs", Node: n55}
-	n56 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f55 := &plan.SchemaField{Name: "quantization", Node: n56}
-	n57 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"block_size": f47, "dtype": f48, "enforce_eager": f49, "gpu_memory_utilization": f50, "kv_cache_dtype": f51, "max_model_len": f52, "max_num_batched_tokens": f53, "max_num_seqs": f54, "quantization": f55}, Names: []string{"block_size", "dtype", "enforce_eager", "gpu_memory_utilization", "kv_cache_dtype", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "quantization"}, Unknown: "error", Note: "the workload model has no such field"}
-	f56 := &plan.SchemaField{Name: "serve", Node: n57}
-	n58 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
-	f57 := &plan.SchemaField{Name: "offload_optimizer", Required: true, Node: n58}
+	f54 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n55}
+	n56 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f55 := &plan.SchemaField{Name: "max_num_seqs", Node: n56}
+	n57 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f56 := &plan.SchemaField{Name: "quantization", Node: n57}
+	n58 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"block_size": f47, "disable_hybrid_kv_cache_manager": f48, "dtype": f49, "enforce_eager": f50, "gpu_memory_utilization": f51, "kv_cache_dtype": f52, "max_model_len": f53, "max_num_batched_tokens": f54, "max_num_seqs": f55, "quantization": f56}, Names: []string{"block_size", "disable_hybrid_kv_cache_manager", "dtype", "enforce_eager", "gpu_memory_utilization", "kv_cache_dtype", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "quantization"}, Unknown: "error", Note: "the workload model has no such field"}
+	f57 := &plan.SchemaField{Name: "serve", Node: n58}
 	n59 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
-	f58 := &plan.SchemaField{Name: "offload_param", Required: true, Node: n59}
-	n60 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "0..3", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(0)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(2)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(3)}}}}
-	f59 := &plan.SchemaField{Name: "stage", Required: true, Node: n60}
-	n61 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"offload_optimizer": f57, "offload_param": f58, "stage": f59}, Names: []string{"offload_optimizer", "offload_param", "stage"}, Required: []string{"offload_optimizer", "offload_param", "stage"}, Unknown: "error", Note: "the workload model has no such field"}
-	f60 := &plan.SchemaField{Name: "zero", Node: n61}
-	n62 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f0, "adapter": f4, "batch": f8, "checkpointing": f9, "dataloader": f12, "deepspeed_config_file": f13, "device": f14, "distributed_type": f15, "framework": f16, "fsdp": f20, "gpu": f25, "kind": f26, "liger": f27, "model": f28, "model_dtype": f29, "optimizer": f30, "optimizer_in_backward": f31, "packing": f32, "parallel": f39, "precision": f40, "quantization": f43, "recipe": f44, "role": f45, "seq_len": f46, "serve": f56, "zero": f60}, Names: []string{"activation_offloading", "adapter", "batch", "checkpointing", "dataloader", "deepspeed_config_file", "device", "distributed_type", "framework", "fsdp", "gpu", "kind", "liger", "model", "model_dtype", "optimizer", "optimizer_in_backward", "packing", "parallel", "precision", "quantization", "recipe", "role", "seq_len", "serve", "zero"}, Required: []string{"framework", "kind", "role"}, Unknown: "error", Note: "the workload model has no such field"}
-	return n62
+	f58 := &plan.SchemaField{Name: "offload_optimizer", Required: true, Node: n59}
+	n60 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
+	f59 := &plan.SchemaField{Name: "offload_param", Required: true, Node: n60}
+	n61 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "0..3", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(0)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(2)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(3)}}}}
+	f60 := &plan.SchemaField{Name: "stage", Required: true, Node: n61}
+	n62 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"offload_optimizer": f58, "offload_param": f59, "stage": f60}, Names: []string{"offload_optimizer", "offload_param", "stage"}, Required: []string{"offload_optimizer", "offload_param", "stage"}, Unknown: "error", Note: "the workload model has no such field"}
+	f61 := &plan.SchemaField{Name: "zero", Node: n62}
+	n63 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f0, "adapter": f4, "batch": f8, "checkpointing": f9, "dataloader": f12, "deepspeed_config_file": f13, "device": f14, "distributed_type": f15, "framework": f16, "fsdp": f20, "gpu": f25, "kind": f26, "liger": f27, "model": f28, "model_dtype": f29, "optimizer": f30, "optimizer_in_backward": f31, "packing": f32, "parallel": f39, "precision": f40, "quantization": f43, "recipe": f44, "role": f45, "seq_len": f46, "serve": f57, "zero": f61}, Names: []string{"activation_offloading", "adapter", "batch", "checkpointing", "dataloader", "deepspeed_config_file", "device", "distributed_type", "framework", "fsdp", "gpu", "kind", "liger", "model", "model_dtype", "optimizer", "optimizer_in_backward", "packing", "parallel", "precision", "quantization", "recipe", "role", "seq_len", "serve", "zero"}, Required: []string{"framework", "kind", "role"}, Unknown: "error", Note: "the workload model has no such field"}
+	return n63
 }
 
 // planGpulintConfig builds the checks of the "gpulint-config" schema.

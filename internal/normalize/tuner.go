@@ -99,6 +99,9 @@ func (w *Workload) Tuner(gpus int) (tuner.Workload, bool) {
 		if b, ok := get("serve.enforce_eager").(bool); ok {
 			tw.EnforceEager = b
 		}
+		if b, ok := get("serve.disable_hybrid_kv_cache_manager").(bool); ok {
+			tw.DisableHybridKVCache = b
+		}
 	default:
 		return tw, false
 	}

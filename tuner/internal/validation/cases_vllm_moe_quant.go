@@ -23,7 +23,7 @@ const (
 	proBW      = "RTX PRO 6000 Blackwell Server (95.01 GiB)"
 
 	marlinNote = "vLLM runs mxfp4 experts on GPUs below compute capability 10.0 through the Marlin MoE kernel (the log's \"Weight-only FP4 compression will be used leveraging the Marlin kernel\"), which pads each expert to 3072 × 2944 (mxfp4.py create_weights); the estimate includes that padding"
-	ossKVNote  = "gpt-oss alternates sliding-window (128) and full-attention layers; vLLM's hybrid KV manager sizes them apart, the model counts every layer at full length, so only the verdict is compared"
+	ossKVNote  = "gpt-oss alternates sliding-window (128) and full-attention layers, which vLLM's hybrid KV cache manager sizes apart, as the estimate does (18 + 18 layers, so the reported token count equals a full-attention one, and a max_model_len request needs the full layers' blocks plus 128 + max_num_batched_tokens on the sliding ones); the source prints no KV cache size, so only the verdict is compared"
 )
 
 // vllmMoEQuantCases are vLLM serving logs of MoE checkpoints with quantized
@@ -36,8 +36,9 @@ func vllmMoEQuantCases() []validationCase {
 			note:     "the same run refused to start with \"Available KV cache memory: -2.14 GiB\"; the estimate leaves 1.97 GiB, too little for one 131072-token request, so the verdict agrees but the KV memory is 4.1 GiB too high (see the next row); " + marlinNote},
 		{id: "vllm-gptoss-120b-h100-util095", source: vllm27508, setup: "gpt-oss-120b, gpu_memory_utilization 0.95, max_num_batched_tokens 1024, default max_model_len 131072",
 			model: gptOSS120b, gpu: "H100-80GB", metric: metricKVTokens, unit: "tokens", reported: "refused",
-			workload: tuner.Workload{Kind: tuner.Serve, GPUMemoryUtilization: 0.95, MaxNumBatchedTokens: 1024},
-			note:     "the comment does not state the vLLM version (its log line numbers are those of the v0.11 series). vLLM had 1.71 GiB left for the KV cache, the estimate 5.93 GiB; #23278 shows the same 4.1 GiB gap at 8192 batched tokens, so it does not scale with max_num_batched_tokens: vLLM 0.10-0.11's profiled peak plus non-torch memory for gpt-oss-120b (about 7.4 GiB) exceeds the model's sampler-bound 3.3 GiB for a reason not identified, and the 86,304-token context the estimate would allow is too high; " + ossKVNote},
+			workload:   tuner.Workload{Kind: tuner.Serve, GPUMemoryUtilization: 0.95, MaxNumBatchedTokens: 1024},
+			note:       "the comment does not state the vLLM version (its log line numbers are those of the v0.11 series). vLLM had 1.71 GiB left for the KV cache, the estimate 5.93 GiB; #23278 shows the same 4.1 GiB gap at 8192 batched tokens, so it does not scale with max_num_batched_tokens: vLLM 0.10-0.11's profiled peak plus non-torch memory for gpt-oss-120b (about 7.4 GiB) exceeds the model's sampler-bound 3.3 GiB for a reason not identified; " + ossKVNote,
+			verdictGap: "one 131072-token request needs 4.5 GiB of KV cache under vLLM's hybrid layout (18 full-attention layers at 131072 tokens, 18 sliding-window layers at 128 + 1024 tokens), more than the 1.71 GiB vLLM had, so vLLM refused; the estimate's 5.93 GiB holds it because of the profiled-peak gap above. The model used to agree only because it counted all 36 layers at full length (9.0 GiB)"},
 		{id: "vllm-gptoss-120b-h100-87k", source: vllm33155, setup: "gpt-oss-120b, gpu_memory_utilization 0.97, max_model_len 87040, max_num_seqs 100, vLLM 0.11.2",
 			model: gptOSS120b, gpu: "H100-80GB", metric: metricKVTokens, unit: "tokens", reported: "fits",
 			workload: tuner.Workload{Kind: tuner.Serve, GPUMemoryUtilization: 0.97, MaxModelLen: 87040, MaxNumSeqs: 100},
