@@ -100,8 +100,13 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 	}
 	tw, ok := t.tunerWorkload(w)
 	if !ok {
-		return nil, nil
+		return t.estimateOpen(w, tt)
 	}
+	return t.estimateOne(w, tt, tw)
+}
+
+// estimateOne is estimate for one workload.
+func (t Target) estimateOne(w *normalize.Workload, tt tuner.Target, tw tuner.Workload) (map[string]any, *finding.Memory) {
 	e, err := tuner.EstimateMemory(t.Model, tt, tw)
 	if err != nil {
 		return nil, nil
@@ -244,12 +249,24 @@ type Sizing struct {
 	// AssumedModel is the catalog model the estimate assumed from Model's
 	// name alone (nothing held Model itself); empty when Model was known.
 	AssumedModel string `json:"assumed_model,omitempty"`
+	// Open names the one input that decides the memory and that nothing
+	// states ("sharding") when the sizing covers its plausible values:
+	// Alternatives gives the estimate under each, PerGPUBytes is the least
+	// of them, and Fits holds only when every one fits. Note says it in
+	// one line.
+	Open         string              `json:"open,omitempty"`
+	Alternatives []SizingAlternative `json:"alternatives,omitempty"`
+	Note         string              `json:"note,omitempty"`
 }
 
 // sizing reads the verdict out of an estimate rendered for the rules.
 func (t Target) sizing(est map[string]any) *Sizing {
 	need, _ := est["total"].(int64)
 	capacity, _ := est["capacity"].(int64)
+	open, _ := est["open"].(map[string]any)
+	if open != nil {
+		capacity, _ = open["capacity"].(int64)
+	}
 	if t.GPU == nil || capacity <= 0 {
 		return nil
 	}
@@ -265,6 +282,8 @@ func (t Target) sizing(est map[string]any) *Sizing {
 	}
 	if _, serve := est["serve"]; serve {
 		s.Fits = need <= capacity
+	} else if open != nil {
+		openSizing(s, open)
 	} else {
 		s.Fits, _ = est["fits"].(bool)
 	}

@@ -49,6 +49,21 @@ findings contains f if {
 	)), rests_on(est))
 }
 
+# One input that decides the memory is unstated and its plausible values
+# disagree (lint/alternatives.go: the sharding a multi-GPU full fine-tune's
+# launcher picks): no verdict holds, so this is advice naming which
+# values fit and what to state. When every value agrees, estimate holds
+# the verdict of the value that needs least and the clauses above judge it.
+findings contains f if {
+	not input.target.mig_profile
+	o := input.estimate.open
+	o.agree == false
+	f := lib.with_inputs(lib.with_level(lib.finding(where, sprintf(
+		"%s: %s",
+		[o.note, o.settle],
+	)), "info"), ["gpu", "gpus", "model", "seq_len", "micro_batch", "method"])
+}
+
 # rests_on names the inputs an overcommit verdict holds for. When the
 # model states alone (weights, gradients, optimizer states) exceed the
 # GPU, no sequence length or micro batch makes it fit: the verdict rests
