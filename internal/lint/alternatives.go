@@ -162,6 +162,88 @@ func (t Target) estimateOpen(w *normalize.Workload, tt tuner.Target) (map[string
 	return map[string]any{"open": open}, nil
 }
 
+// methods are the training methods a script may apply to a model that its
+// config does not say how it trains: PEFT's LoRA and QLoRA run under
+// DeepSpeed ZeRO-1 to 3 as a full fine-tune does (huggingface/peft
+// docs/source/accelerate/deepspeed.md @ 31c884e9, its compatibility table
+// and "Use PEFT QLoRA and DeepSpeed with ZeRO3"), and under FSDP. Full is
+// the method the rules assume (evidence.go trainingInputs); the
+// alternatives only say whether the verdict holds for the other two.
+var methods = []struct{ method, label string }{
+	{"full", "full"}, {"lora", "LoRA"}, {"qlora", "QLoRA"},
+}
+
+// methodOpen reports whether a training subject leaves its method open:
+// a DeepSpeed or Accelerate config, which never says whether its script
+// trains the whole model or adapters, when the project file does not
+// state it either. A fine-tuning recipe is left to its assumed method
+// (full): its tool names adapters in its own keys (TRL's use_peft,
+// axolotl's adapter, LLaMA-Factory's finetuning_type), so one that names
+// none most likely trains the whole model, and its advice rules
+// (checkpointing-unneeded, tuned-settings) plan fixes for that method.
+func (t Target) methodOpen(w *normalize.Workload) bool {
+	if role, _ := w.Get("role"); role != "train" {
+		return false
+	}
+	if k, _ := w.Get("kind"); k != "deepspeed" && k != "accelerate" {
+		return false
+	}
+	return t.Stated.Method == ""
+}
+
+// methodAlternatives estimates a training subject whose method is open
+// under each method and records them in est.open (input "method"). The
+// rules go on reading the full fine-tune's estimate, the assumed method:
+// est.open.agree says whether every method gives its verdict (then
+// vram-overcommit does not rest on the method), est.open.states_over
+// whether every method's model states alone exceed the GPU, and
+// est.open.note names the others' needs for the message.
+func (t Target) methodAlternatives(w *normalize.Workload, tt tuner.Target, est map[string]any) {
+	need, _ := est["total"].(int64)
+	capacity, _ := est["capacity"].(int64)
+	if _, serve := est["serve"]; serve || capacity <= 0 {
+		return
+	}
+	first := t.verdict(need, capacity)
+	agree, statesOver := true, true
+	var list []any
+	var others []string
+	fits := map[bool][]string{}
+	for _, m := range methods {
+		mt := t
+		mt.Stated.Method = m.method
+		tw, ok := mt.tunerWorkload(w)
+		if !ok {
+			return
+		}
+		e, err := tuner.EstimateMemory(t.Model, tt, tw)
+		if err != nil {
+			return
+		}
+		b := e.PerGPU
+		v := t.verdict(b.Total, e.Capacity)
+		agree = agree && v == first
+		statesOver = statesOver && b.Weights+b.Gradients+b.OptimizerStates > e.Capacity
+		list = append(list, map[string]any{"value": m.label, "total": b.Total, "verdict": v, "fits": e.Fits})
+		if m.method != "full" {
+			others = append(others, fmt.Sprintf("%s at %s", m.label, gib(b.Total)))
+			fits[v != verdictOver] = append(fits[v != verdictOver], fmt.Sprintf("%s at %s", m.label, gib(b.Total)))
+		}
+	}
+	open := map[string]any{"input": "method", "alternatives": list, "agree": agree, "states_over": statesOver, "capacity": capacity}
+	switch {
+	case agree:
+		open["note"] = "so does every method the script may use: " + joinAnd(others)
+	case len(fits[true]) > 0 && len(fits[false]) > 0:
+		open["note"] = fmt.Sprintf("it would fit with %s, not with %s", joinOr(fits[true]), joinOr(fits[false]))
+	case len(fits[true]) > 0:
+		open["note"] = "it would fit with " + joinOr(fits[true])
+	default:
+		open["note"] = "so does " + joinOr(fits[false])
+	}
+	est["open"] = open
+}
+
 // joinOr joins words as a sentence offers a choice: "a", "a or b", "a, b
 // or c".
 func joinOr(w []string) string {
@@ -180,11 +262,17 @@ type SizingAlternative struct {
 }
 
 // openSizing fills a sizing from estimate.open: the top-level figures are
-// the value that needs least, Fits holds only when every value fits, and
-// the alternatives and a one-line note say the rest.
+// the estimate the rules judged (a method's: the full fine-tune the rules
+// assume; a sharding's: the one that needs least), Fits holds only when
+// every value fits, and the alternatives say the rest. An input with no
+// default (the sharding) also gets a one-line note, which the text report
+// prints; a method's note is vram-overcommit's.
 func openSizing(s *Sizing, open map[string]any) {
 	s.Open, _ = open["input"].(string)
-	s.Note, _ = open["note"].(string)
+	if s.Open != "method" {
+		s.Note, _ = open["note"].(string)
+	}
+	judged := s.PerGPUBytes
 	s.Fits = true
 	for _, a := range open["alternatives"].([]any) {
 		m := a.(map[string]any)
@@ -194,7 +282,7 @@ func openSizing(s *Sizing, open map[string]any) {
 		alt.PerGPUBytes, _ = m["total"].(int64)
 		s.Alternatives = append(s.Alternatives, alt)
 		s.Fits = s.Fits && alt.Fits
-		if s.PerGPUBytes == 0 || alt.PerGPUBytes < s.PerGPUBytes {
+		if judged == 0 && (s.PerGPUBytes == 0 || alt.PerGPUBytes < s.PerGPUBytes) {
 			s.PerGPUBytes = alt.PerGPUBytes
 		}
 	}

@@ -102,7 +102,11 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 	if !ok {
 		return t.estimateOpen(w, tt)
 	}
-	return t.estimateOne(w, tt, tw)
+	est, mem := t.estimateOne(w, tt, tw)
+	if est != nil && t.methodOpen(w) {
+		t.methodAlternatives(w, tt, est)
+	}
+	return est, mem
 }
 
 // estimateOne is estimate for one workload.

@@ -110,3 +110,30 @@ func TestFileSizingShardingAlternatives(t *testing.T) {
 		t.Errorf("%d GPU004 findings, want the one info on 8b.yaml", infos)
 	}
 }
+
+// A DeepSpeed config never says how its script trains: the sizing is the
+// full fine-tune the rules assume, with LoRA and QLoRA beside it, and no
+// text note (vram-overcommit's message names them when it fires).
+func TestFileSizingMethodAlternatives(t *testing.T) {
+	_, paths := writeFiles(t, map[string]string{
+		"ds.json": `{"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true}, "zero_optimization": {"stage": 0}}`,
+	})
+	res, err := newLinter(t, lint.Options{GPU: "H100-80GB", GPUs: 8, Model: "meta-llama/Llama-3.1-8B"}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Files[0].Sizing
+	if s == nil || s.Open != "method" || len(s.Alternatives) != 3 || s.Note != "" {
+		t.Fatalf("sizing %+v, want the method open with three alternatives and no note", s)
+	}
+	fits := map[string]bool{}
+	for _, a := range s.Alternatives {
+		fits[a.Value] = a.Fits
+	}
+	if want := map[string]bool{"full": false, "LoRA": true, "QLoRA": true}; !maps.Equal(fits, want) {
+		t.Errorf("fits by method %v, want %v", fits, want)
+	}
+	if s.Fits || s.PerGPUBytes != s.Alternatives[0].PerGPUBytes {
+		t.Errorf("sizing %+v, want the full fine-tune's need, not fitting", s)
+	}
+}

@@ -44,10 +44,24 @@ findings contains f if {
 	est.total > est.capacity
 	not kv_room
 	f := lib.with_inputs(lib.finding(where, sprintf(
-		"estimated %s per GPU exceeds %s's %s: %s",
-		[lib.gib(est.total), lib.gpu_name, lib.gib(est.capacity), est.summary],
+		"estimated %s per GPU exceeds %s's %s: %s%s",
+		[lib.gib(est.total), lib.gpu_name, lib.gib(est.capacity), est.summary, method_note],
 	)), rests_on(est))
 }
+
+# A training config that does not say how its script trains is judged as
+# a full fine-tune (the method input, assumed); estimate.open holds the
+# same run with LoRA and QLoRA (lint/alternatives.go). When every method
+# gives the verdict it does not rest on the method, and the message says
+# what the others need either way.
+method_open := input.estimate.open if input.estimate.open.input == "method"
+
+method_note := sprintf("; %s", [method_open.note]) if method_open.note else := ""
+
+# all_inputs are the rule's inputs, less the method when every method
+# gives the verdict.
+all_inputs := ["gpu", "gpus", "model", "seq_len", "micro_batch"] if method_open.agree == true
+else := ["gpu", "gpus", "model", "seq_len", "micro_batch", "method"]
 
 # One input that decides the memory is unstated and its plausible values
 # disagree (lint/alternatives.go: the sharding a multi-GPU full fine-tune's
@@ -58,6 +72,7 @@ findings contains f if {
 	not input.target.mig_profile
 	o := input.estimate.open
 	o.agree == false
+	not input.estimate.total # a method left open still has the assumed method's verdict
 	f := lib.with_inputs(lib.with_level(lib.finding(where, sprintf(
 		"%s: %s",
 		[o.note, o.settle],
@@ -69,10 +84,15 @@ findings contains f if {
 # GPU, no sequence length or micro batch makes it fit: the verdict rests
 # on the GPU, the model, the world size and the method only. Otherwise
 # the activations decide, and so do the sequence length and micro batch.
-rests_on(est) := ["gpu", "gpus", "model", "method"] if {
+rests_on(est) := ["gpu", "gpus", "model"] if {
+	method_open.agree == true
+	method_open.states_over == true
+} else := all_inputs if {
+	method_open.agree == true
+} else := ["gpu", "gpus", "model", "method"] if {
 	b := est.breakdown
 	(b.weights + b.gradients) + b.optimizer_states > est.capacity
-} else := ["gpu", "gpus", "model", "seq_len", "micro_batch", "method"]
+} else := all_inputs
 
 findings contains f if {
 	not input.target.mig_profile
@@ -80,8 +100,8 @@ findings contains f if {
 	est.total <= est.capacity
 	free := est.capacity - est.total
 	free < headroom * est.capacity
-	f := lib.with_level(lib.finding(where, sprintf(
-		"estimated %s per GPU leaves %s (%s) of %s's %s, under the %s headroom fragmentation, NCCL and CUDA graphs need: %s",
-		[lib.gib(est.total), lib.gib(free), lib.pct(free / est.capacity), lib.gpu_name, lib.gib(est.capacity), lib.pct(headroom), est.summary],
-	)), "warning")
+	f := lib.with_inputs(lib.with_level(lib.finding(where, sprintf(
+		"estimated %s per GPU leaves %s (%s) of %s's %s, under the %s headroom fragmentation, NCCL and CUDA graphs need: %s%s",
+		[lib.gib(est.total), lib.gib(free), lib.pct(free / est.capacity), lib.gpu_name, lib.gib(est.capacity), lib.pct(headroom), est.summary, method_note],
+	)), "warning"), all_inputs)
 }

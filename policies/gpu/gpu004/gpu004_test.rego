@@ -93,3 +93,40 @@ test_open_sharding_that_agrees_is_judged_as_one if {
 	not f.level
 	contains(f.message, "with ZeRO-3")
 }
+
+test_every_method_overcommitting_does_not_rest_on_the_method if {
+	some f in gpu004.findings with input as {
+		"kind": "deepspeed", "paths": {"zero.stage": ["zero_optimization", "stage"]}, "target": {}, "params": {},
+		"estimate": {
+			"total": 90 * gib, "capacity": 79 * gib, "summary": "s",
+			"breakdown": {"weights": 80 * gib, "gradients": 0, "optimizer_states": 0},
+			"open": {"input": "method", "agree": true, "states_over": true, "note": "so does every method the script may use: LoRA at 85.0 GiB and QLoRA at 82.0 GiB"},
+		},
+	}
+	f.inputs == ["gpu", "gpus", "model"]
+	endswith(f.message, "; so does every method the script may use: LoRA at 85.0 GiB and QLoRA at 82.0 GiB")
+}
+
+test_a_method_that_fits_keeps_the_method_assumed if {
+	some f in gpu004.findings with input as {
+		"kind": "deepspeed", "paths": {"zero.stage": ["zero_optimization", "stage"]}, "target": {}, "params": {},
+		"estimate": {
+			"total": 90 * gib, "capacity": 79 * gib, "summary": "s",
+			"breakdown": {"weights": 80 * gib, "gradients": 0, "optimizer_states": 0},
+			"open": {"input": "method", "agree": false, "states_over": false, "note": "it would fit with LoRA at 30.0 GiB"},
+		},
+	}
+	f.inputs == ["gpu", "gpus", "model", "method"]
+	contains(f.message, "; it would fit with LoRA at 30.0 GiB")
+}
+
+test_a_method_that_fits_is_one_finding if {
+	count(gpu004.findings) == 1 with input as {
+		"kind": "deepspeed", "paths": {}, "target": {}, "params": {},
+		"estimate": {
+			"total": 90 * gib, "capacity": 79 * gib, "summary": "s",
+			"breakdown": {"weights": 80 * gib, "gradients": 0, "optimizer_states": 0},
+			"open": {"input": "method", "agree": false, "states_over": false, "note": "n", "settle": "s"},
+		},
+	}
+}
