@@ -254,10 +254,12 @@ type Sizing struct {
 	// name alone (nothing held Model itself); empty when Model was known.
 	AssumedModel string `json:"assumed_model,omitempty"`
 	// Open names the one input that decides the memory and that nothing
-	// states ("sharding") when the sizing covers its plausible values:
-	// Alternatives gives the estimate under each, PerGPUBytes is the least
-	// of them, and Fits holds only when every one fits. Note says it in
-	// one line.
+	// states ("sharding", "method") when the sizing covers its plausible
+	// values: Alternatives gives the estimate under each, Fits holds only
+	// when every one fits, and PerGPUBytes is the one the rules judged (the
+	// assumed full fine-tune for the method, the least need for the
+	// sharding). Note says it in one line (for the sharding, which has no
+	// default to assume).
 	Open         string              `json:"open,omitempty"`
 	Alternatives []SizingAlternative `json:"alternatives,omitempty"`
 	Note         string              `json:"note,omitempty"`

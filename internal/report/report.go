@@ -34,10 +34,11 @@ type Sizing struct {
 	// alone; empty when the model was known.
 	AssumedModel string `json:"assumed_model,omitempty"`
 	// Open names the one input that decides the memory and that nothing
-	// states ("sharding"), when the sizing covers its plausible values:
-	// Alternatives gives each one's need, PerGPUBytes is the least of
-	// them and Fits holds only when every one fits. Note says so in a line
-	// (the text report prints it).
+	// states ("sharding", "method"), when the sizing covers its plausible
+	// values: Alternatives gives each one's need, Fits holds only when
+	// every one fits, and PerGPUBytes is the one the rules judged (the
+	// assumed full fine-tune for the method, the least need for the
+	// sharding). Note says so in a line (the text report prints it).
 	Open         string        `json:"open,omitempty"`
 	Alternatives []Alternative `json:"alternatives,omitempty"`
 	Note         string        `json:"note,omitempty"`
