@@ -158,7 +158,7 @@ func (t Target) estimateOpen(w *normalize.Workload, tt tuner.Target) (map[string
 	}
 	open["note"] = fmt.Sprintf("on %s (%s each) the estimate %s; the recipe states no %s, so its launcher decides",
 		gpus, gib(capacity), joinAnd(parts), input)
-	open["settle"] = "name a DeepSpeed config (deepspeed:) or FSDP (fsdp:) in the recipe, or keep the Accelerate config or launch script that runs it beside it"
+	open["settle"] = "state the sharding its launcher uses in the recipe: the DeepSpeed config it runs (deepspeed:) or its FSDP settings (fsdp:)"
 	return map[string]any{"open": open}, nil
 }
 

@@ -74,7 +74,7 @@ findings contains f if {
 	o.agree == false
 	not input.estimate.total # a method left open still has the assumed method's verdict
 	f := lib.with_inputs(lib.with_level(lib.finding(where, sprintf(
-		"%s: %s",
+		"%s; %s",
 		[o.note, o.settle],
 	)), "info"), ["gpu", "gpus", "model", "seq_len", "micro_batch", "method"])
 }
