@@ -35,11 +35,7 @@ func (t Target) openWorkloads(w *normalize.Workload) (string, []alternative, boo
 	if k, _ := w.Get("kind"); k != "finetune" {
 		return "", nil, false
 	}
-	gpus := t.GPUs
-	if gpus == 0 {
-		gpus = t.Comment.gpusTaken()
-	}
-	alts, ok := recipe.ShardingAlternatives(w, gpus, t.Comment.shardingTaken())
+	alts, ok := recipe.ShardingAlternatives(w, t.worldSize(), t.Comment.shardingTaken())
 	if !ok {
 		return "", nil, false
 	}
@@ -53,6 +49,15 @@ func (t Target) openWorkloads(w *normalize.Workload) (string, []alternative, boo
 		out = append(out, alternative{label: a.Label, tw: t.applyStated(w, tw)})
 	}
 	return "sharding", out, true
+}
+
+// worldSize is the GPU count a recipe is sized over: the target's, else
+// its comment's (0 when neither gives one).
+func (t Target) worldSize() int {
+	if t.GPUs > 0 {
+		return t.GPUs
+	}
+	return t.Comment.gpusTaken()
 }
 
 // Verdicts of one estimate, as vram-overcommit judges it.
@@ -114,7 +119,7 @@ func (t Target) estimateOpen(w *normalize.Workload, tt tuner.Target) (map[string
 		list = append(list, map[string]any{"value": r.label, "total": r.need, "verdict": r.verdict, "fits": r.fits})
 	}
 	capacity := rs[least].capacity
-	gpus := fmt.Sprintf("%d× %s", alts[0].tw.DataParallel*alts[0].tw.TensorParallel*alts[0].tw.PipelineParallel, t.GPU.Name)
+	gpus := fmt.Sprintf("%d× %s", t.worldSize(), t.GPU.Name)
 	byVerdict := map[string][]string{}
 	var all []string
 	for _, r := range rs {

@@ -72,11 +72,7 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 	var tw tuner.Workload
 	var ok bool
 	if k, _ := w.Get("kind"); k == "finetune" {
-		gpus := t.GPUs
-		if gpus == 0 {
-			gpus = t.Comment.gpusTaken()
-		}
-		tw, ok = recipe.WorkloadAssuming(w, gpus, t.Comment.shardingTaken())
+		tw, ok = recipe.WorkloadAssuming(w, t.worldSize(), t.Comment.shardingTaken())
 		if recipe.FusedLoss(w, t.Model) {
 			tw.Loss = tuner.FusedLoss
 		}
