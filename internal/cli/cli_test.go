@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -297,5 +298,44 @@ func TestVerbose(t *testing.T) {
 	js, _, _ := run(t, false, nil, "lint", "--format", "json", "--gpu", "T4", p)
 	if !strings.Contains(js, `"details": [`) || !strings.Contains(js, `"summary": "DeepSpeed trains`) {
 		t.Errorf("json lacks the summary or the details:\n%s", js)
+	}
+}
+
+// A recipe whose sharding only its launcher decides is sized under each
+// sharding: the text report prints the sizing note on its own line, and
+// the JSON sizing lists every alternative with its need and fit.
+func TestLintShardingAlternatives(t *testing.T) {
+	dir := t.TempDir()
+	p := write(t, dir, "sft.yaml", "# Config for 1 node of 8 x H100s (80GB)\nmodel_name_or_path: meta-llama/Llama-3.1-8B\n"+
+		"torch_dtype: bfloat16\nbf16: true\nper_device_train_batch_size: 2\nmax_length: 8192\ngradient_checkpointing: true\n")
+	text, _, _ := run(t, false, nil, "lint", p)
+	if !strings.Contains(text, p+": sizing: on 8× H100-80GB (79.1 GiB each) the estimate fits with ZeRO-2") ||
+		!strings.Contains(text, "does not fit unsharded (DDP)") {
+		t.Errorf("text lacks the sizing note:\n%s", text)
+	}
+	js, _, _ := run(t, false, nil, "lint", "--format", "json", p)
+	var doc struct {
+		Files []struct {
+			Sizing struct {
+				Open         string `json:"open"`
+				Fits         bool   `json:"fits"`
+				Alternatives []struct {
+					Value string `json:"value"`
+					Fits  bool   `json:"fits"`
+				} `json:"alternatives"`
+			} `json:"sizing"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.Files) != 1 {
+		t.Fatalf("decode: %v\n%s", err, js)
+	}
+	z := doc.Files[0].Sizing
+	got := map[string]bool{}
+	for _, a := range z.Alternatives {
+		got[a.Value] = a.Fits
+	}
+	want := map[string]bool{"unsharded (DDP)": false, "ZeRO-2": true, "ZeRO-3": true, "FSDP full shard": true}
+	if z.Open != "sharding" || z.Fits || !maps.Equal(got, want) {
+		t.Errorf("sizing open %q fits %v alternatives %v, want sharding, not fitting every one, %v", z.Open, z.Fits, got, want)
 	}
 }

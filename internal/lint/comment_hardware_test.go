@@ -107,8 +107,8 @@ func TestRecipeCommentStatesHardware(t *testing.T) {
 	}
 
 	noSharding := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe("# Config for 1 node of 8 x H100s (80GB)", "4096", "1")}, "sft.yaml")
-	if noSharding.Sizing != nil {
-		t.Errorf("sizing %+v without a stated sharding, want none", noSharding.Sizing)
+	if z := noSharding.Sizing; z == nil || z.Open != "sharding" || len(z.Alternatives) != 4 {
+		t.Errorf("sizing %+v without a stated sharding, want one over the four shardings a launcher may use", z)
 	}
 	passing := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe("# we ran out of memory at 64k on 8 H100s with ZeRO-3", "4096", "1")}, "sft.yaml")
 	if passing.Sizing != nil {

@@ -72,11 +72,7 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 	var tw tuner.Workload
 	var ok bool
 	if k, _ := w.Get("kind"); k == "finetune" {
-		gpus := t.GPUs
-		if gpus == 0 {
-			gpus = t.Comment.gpusTaken()
-		}
-		tw, ok = recipe.WorkloadWithFSDP(w, gpus, t.launchedWork(), t.Stated.FSDP, t.Comment.shardingTaken())
+		tw, ok = recipe.WorkloadWithFSDP(w, t.worldSize(), t.launchedWork(), t.Stated.FSDP, t.Comment.shardingTaken())
 		if recipe.FusedLoss(w, t.Model) {
 			tw.Loss = tuner.FusedLoss
 		}
@@ -100,8 +96,17 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 	}
 	tw, ok := t.tunerWorkload(w)
 	if !ok {
-		return nil, nil
+		return t.estimateOpen(w, tt)
 	}
+	est, mem := t.estimateOne(w, tt, tw)
+	if est != nil && t.methodOpen(w) {
+		t.methodAlternatives(w, tt, est)
+	}
+	return est, mem
+}
+
+// estimateOne is estimate for one workload.
+func (t Target) estimateOne(w *normalize.Workload, tt tuner.Target, tw tuner.Workload) (map[string]any, *finding.Memory) {
 	e, err := tuner.EstimateMemory(t.Model, tt, tw)
 	if err != nil {
 		return nil, nil
@@ -270,12 +275,26 @@ type Sizing struct {
 	// AssumedModel is the catalog model the estimate assumed from Model's
 	// name alone (nothing held Model itself); empty when Model was known.
 	AssumedModel string `json:"assumed_model,omitempty"`
+	// Open names the one input that decides the memory and that nothing
+	// states ("sharding", "method") when the sizing covers its plausible
+	// values: Alternatives gives the estimate under each, Fits holds only
+	// when every one fits, and PerGPUBytes is the one the rules judged (the
+	// assumed full fine-tune for the method, the least need for the
+	// sharding). Note says it in one line (for the sharding, which has no
+	// default to assume).
+	Open         string              `json:"open,omitempty"`
+	Alternatives []SizingAlternative `json:"alternatives,omitempty"`
+	Note         string              `json:"note,omitempty"`
 }
 
 // sizing reads the verdict out of an estimate rendered for the rules.
 func (t Target) sizing(est map[string]any) *Sizing {
 	need, _ := est["total"].(int64)
 	capacity, _ := est["capacity"].(int64)
+	open, _ := est["open"].(map[string]any)
+	if open != nil {
+		capacity, _ = open["capacity"].(int64)
+	}
 	if t.GPU == nil || capacity <= 0 {
 		return nil
 	}
@@ -291,6 +310,8 @@ func (t Target) sizing(est map[string]any) *Sizing {
 	}
 	if _, serve := est["serve"]; serve {
 		s.Fits = need <= capacity
+	} else if open != nil {
+		openSizing(s, open)
 	} else {
 		s.Fits, _ = est["fits"].(bool)
 	}

@@ -190,12 +190,15 @@ func TestProjectFSDPSizesARecipe(t *testing.T) {
 		}
 		return nil, pp
 	}
-	if got, _ := lintRecipe(projectBase); got != nil {
-		t.Fatalf("sized without a sharding: %s", got.Message)
+	if got, _ := lintRecipe(projectBase); got != nil && !strings.Contains(got.Message, "the least of every sharding") {
+		t.Fatalf("sized without a sharding as if one were stated: %s", got.Message)
 	}
 	got, pp := lintRecipe(projectBase + "    fsdp: full_shard\n")
 	if got == nil {
 		t.Fatal("targets.fsdp did not size the recipe")
+	}
+	if strings.Contains(got.Message, "every sharding") {
+		t.Errorf("targets.fsdp left the sharding open: %s", got.Message)
 	}
 	e := statedEvidence(got)["fsdp"]
 	if e.Source != finding.SourceProject || e.Range == nil || e.Range.File != pp || e.Range.Start.Line != 8 {

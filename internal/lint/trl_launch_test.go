@@ -101,8 +101,10 @@ func TestTRLRecipeSizedByItsLaunch(t *testing.T) {
 			}
 			fr := lintTree(t, lint.Options{}, repo(tc.script, tc.extra), name)
 			switch s := fr.Sizing; {
-			case tc.fits == "" && s != nil:
-				t.Errorf("sized %+v, want no sizing", s)
+			case tc.fits == "" && s != nil && s.Open != "sharding":
+				// Unlinked, the recipe may still be sized over every
+				// sharding its comment's GPUs allow, never with the launch's.
+				t.Errorf("sized %+v, want no sizing from the launch", s)
 			case tc.fits != "" && s == nil:
 				t.Errorf("no sizing, want fits=%s; findings %v", tc.fits, fr.Findings)
 			case tc.fits != "" && s.Fits != (tc.fits == "yes"):

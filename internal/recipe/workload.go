@@ -59,6 +59,71 @@ func WorkloadLaunched(w *normalize.Workload, gpus int, launched *normalize.Workl
 // project file's targets.fsdp; "" when unknown): the recipe's keys win,
 // then the launch, then the project file, then the comment.
 func WorkloadWithFSDP(w *normalize.Workload, gpus int, launched *normalize.Workload, fsdp string, assumed Sharding) (tuner.Workload, bool) {
+	tw, st := workload(w, gpus, launched, fsdp, assumed)
+	return tw, st == sized
+}
+
+// status is what workload could make of a recipe.
+type status int
+
+const (
+	sized        status = iota
+	unsized             // the memory model has no regime for it, or a key it needs is unreadable
+	shardingOpen        // a multi-GPU full fine-tune whose sharding its launcher decides
+)
+
+// ShardingAlternative is one sharding a launcher may give a recipe that
+// states none, and the recipe's workload under it.
+type ShardingAlternative struct {
+	// Label names the sharding: "unsharded (DDP)", "ZeRO-2" (DeepSpeed),
+	// "ZeRO-3", "FSDP full shard".
+	Label    string
+	Workload tuner.Workload
+}
+
+// shardingChoices are the shardings a Hugging Face Trainer or TRL recipe
+// gets from the Accelerate config it is launched with: none (DDP,
+// Accelerate's MULTI_GPU), DeepSpeed ZeRO-2 or ZeRO-3, or FSDP full shard
+// (huggingface/accelerate src/accelerate/utils/dataclasses.py
+// DistributedType; huggingface/open-r1 @ 1416fa0c ships exactly these as
+// recipes/accelerate_configs/{ddp,zero2,zero3,fsdp}.yaml, picked per run
+// with --accelerator). FSDP's SHARD_GRAD_OP partitions as ZeRO-2 does
+// and is not estimated apart.
+var shardingChoices = []struct {
+	label string
+	s     Sharding
+}{
+	{"unsharded (DDP)", Sharding{Scheme: "none"}},
+	{"ZeRO-2", Sharding{Scheme: "zero", Stage: 2}},
+	{"ZeRO-3", Sharding{Scheme: "zero", Stage: 3}},
+	{"FSDP full shard", Sharding{Scheme: "fsdp", Stage: 3, Version: 1}},
+}
+
+// ShardingAlternatives is the recipe's workload under each sharding its
+// launcher may give it, when that is the one input left open: a
+// multi-GPU full fine-tune whose recipe names no DeepSpeed config or FSDP
+// and whose comment names no sharding (assumed). ok is false when the
+// sharding is known, or when the recipe cannot be estimated for another
+// reason.
+func ShardingAlternatives(w *normalize.Workload, gpus int, launched *normalize.Workload, fsdp string, assumed Sharding) ([]ShardingAlternative, bool) {
+	if _, st := workload(w, gpus, launched, fsdp, assumed); st != shardingOpen {
+		return nil, false
+	}
+	var out []ShardingAlternative
+	for _, c := range shardingChoices {
+		tw, st := workload(w, gpus, launched, fsdp, c.s)
+		if st != sized {
+			return nil, false
+		}
+		out = append(out, ShardingAlternative{Label: c.label, Workload: tw})
+	}
+	return out, true
+}
+
+// workload is WorkloadWithFSDP with what it could not decide: an assumed
+// sharding of Scheme "none" stands for a launcher that shards nothing
+// (DDP).
+func workload(w *normalize.Workload, gpus int, launched *normalize.Workload, fsdp string, assumed Sharding) (tuner.Workload, status) {
 	get := func(f string) any { v, _ := w.Get(f); return v }
 	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
 	str := func(f string) string { return value.String(get(f)) }
@@ -66,7 +131,7 @@ func WorkloadWithFSDP(w *normalize.Workload, gpus int, launched *normalize.Workl
 	adapter, bits := str("adapter.type"), num("quantization.bits")
 	switch {
 	case adapter == "none" && bits > 0:
-		return tw, false // a full fine-tune of a quantized base is not trainable as such
+		return tw, unsized // a full fine-tune of a quantized base is not trainable as such
 	case adapter == "none":
 		tw.Kind = tuner.Train
 	case adapter == "lora" && bits == 0:
@@ -82,11 +147,11 @@ func WorkloadWithFSDP(w *normalize.Workload, gpus int, launched *normalize.Workl
 			tw.WeightQuant = "gptq"
 		}
 	default:
-		return tw, false
+		return tw, unsized
 	}
 
 	if b, _ := get("activation_offloading").(bool); b {
-		return tw, false // activations in host memory: no regime for that
+		return tw, unsized // activations in host memory: no regime for that
 	}
 	_, hasDS := w.Get("deepspeed_config_file")
 	sharded, unsharded := false, false
@@ -115,26 +180,29 @@ func WorkloadWithFSDP(w *normalize.Workload, gpus int, launched *normalize.Workl
 		sharded = true
 	} else if !sharded && !unsharded && !hasDS && assumed.apply(&tw) {
 		sharded = true
+	} else if !sharded && !unsharded && !hasDS && assumed.Scheme == "none" {
+		unsharded = true // an assumed launcher that shards nothing (DDP)
 	}
 	switch {
 	case unsharded:
 	case hasDS && !sharded:
 		// The recipe names a DeepSpeed config that was not found: its ZeRO
 		// stage is unknown.
-		return tw, false
+		return tw, unsized
 	case !sharded && gpus > 1 && str("recipe") == normalize.RecipeTorchtune:
 		// torchtune's distributed recipes shard with FSDP (full shard).
 		tw.ZeroStage, tw.Sharding, sharded = 3, tuner.FSDP2, true
 	case !sharded && gpus > 1 && tw.Kind == tuner.Train && str("recipe") != normalize.RecipeGPTNeoX:
 		// A multi-GPU full fine-tune whose recipe names no DeepSpeed or
 		// FSDP is sharded, or not, by its launcher (an Accelerate config
-		// passed to accelerate launch): unknown here.
-		return tw, false
+		// passed to accelerate launch): unknown here
+		// (ShardingAlternatives estimates each).
+		return tw, shardingOpen
 	}
 
 	tw.Precision = precision(str("precision"), str("recipe"), str("model_dtype"), tw.Kind, sharded)
 	if tw.Precision == "" {
-		return tw, false
+		return tw, unsized
 	}
 
 	opt := str("optimizer")
@@ -180,7 +248,7 @@ func WorkloadWithFSDP(w *normalize.Workload, gpus int, launched *normalize.Workl
 			}
 		}
 	}
-	return tw, true
+	return tw, sized
 }
 
 // MergeLaunchPrecision gives a Hugging Face Trainer recipe that enables

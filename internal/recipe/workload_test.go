@@ -269,3 +269,49 @@ func TestOptimizerStandIn(t *testing.T) {
 		}
 	}
 }
+
+// A multi-GPU full fine-tune whose recipe and comment name no sharding is
+// estimated under each sharding its launcher may give it; any stated
+// sharding, one GPU or an adapter run leaves nothing open.
+func TestShardingAlternatives(t *testing.T) {
+	const sft = "model_name_or_path: m\nbf16: true\ntorch_dtype: bfloat16\nper_device_train_batch_size: 2\n"
+	alts, ok := recipe.ShardingAlternatives(recipeWorkload(t, sft), 8, nil, "", recipe.Sharding{})
+	if !ok {
+		t.Fatal("no alternatives for an 8-GPU full fine-tune with no sharding")
+	}
+	type alt struct {
+		Label     string
+		Sharding  tuner.Sharding
+		Stage     int
+		Precision tuner.Precision
+		DP        int
+	}
+	var got []alt
+	for _, a := range alts {
+		got = append(got, alt{a.Label, a.Workload.Sharding, a.Workload.ZeroStage, a.Workload.Precision, a.Workload.DataParallel})
+	}
+	want := []alt{
+		{"unsharded (DDP)", "", 0, tuner.PureBF16, 8},
+		{"ZeRO-2", tuner.ZeRO, 2, tuner.BF16, 8},
+		{"ZeRO-3", tuner.ZeRO, 3, tuner.BF16, 8},
+		{"FSDP full shard", tuner.FSDP1, 3, tuner.BF16, 8},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("alternatives (-want +got):\n%s", diff)
+	}
+	for _, tc := range []struct {
+		name    string
+		recipe  string
+		gpus    int
+		assumed recipe.Sharding
+	}{
+		{"one GPU", sft, 1, recipe.Sharding{}},
+		{"the comment's sharding", sft, 8, recipe.Sharding{Scheme: "zero", Stage: 3}},
+		{"the recipe's FSDP keys", sft + "fsdp: full_shard auto_wrap\n", 8, recipe.Sharding{}},
+		{"LoRA", "base_model: m\nadapter: lora\nmicro_batch_size: 1\nbf16: true\n", 8, recipe.Sharding{}},
+	} {
+		if _, ok := recipe.ShardingAlternatives(recipeWorkload(t, tc.recipe), tc.gpus, nil, "", tc.assumed); ok {
+			t.Errorf("%s: alternatives offered, want none", tc.name)
+		}
+	}
+}

@@ -130,9 +130,14 @@ func sampleInput(t testing.TB) Input {
 			{Path: dsPath, Kind: "deepspeed"},
 			{Path: k8sPath, Kind: "kubernetes"},
 			{Path: "configs/clean.yaml", Kind: "accelerate"},
+			{Path: "recipes/sft.yaml", Kind: "finetune", Sizing: &Sizing{
+				GPU: "H100-80GB", Model: "meta-llama/Llama-3.1-8B", PerGPUBytes: 59 << 30, CapacityBytes: 85 << 30, Open: "sharding",
+				Alternatives: []Alternative{{Value: "unsharded (DDP)", PerGPUBytes: 198 << 30}, {Value: "ZeRO-3", Fits: true, PerGPUBytes: 59 << 30}},
+				Note:         "on 8× H100-80GB (79.1 GiB each) the estimate fits with ZeRO-3 at 55.4 GiB and does not fit unsharded (DDP) at 198.3 GiB; the recipe states no sharding, so its launcher decides",
+			}},
 		},
 		Findings:    fs,
-		Summary:     Summary{Files: 3, Errors: 1, Warnings: 2, Infos: 1},
+		Summary:     Summary{Files: 4, Errors: 1, Warnings: 2, Infos: 1},
 		Sources:     map[string][]byte{dsPath: []byte(dsSource), k8sPath: []byte(k8sSource)},
 		ToolVersion: "0.1.0-test",
 		Rules: map[string]RuleDoc{

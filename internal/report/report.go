@@ -34,6 +34,22 @@ type Sizing struct {
 	// alone (the model's own, a label's, a weights path's); empty when the
 	// model was known.
 	AssumedModel string `json:"assumed_model,omitempty"`
+	// Open names the one input that decides the memory and that nothing
+	// states ("sharding", "method"), when the sizing covers its plausible
+	// values: Alternatives gives each one's need, Fits holds only when
+	// every one fits, and PerGPUBytes is the one the rules judged (the
+	// assumed full fine-tune for the method, the least need for the
+	// sharding). Note says so in a line (the text report prints it).
+	Open         string        `json:"open,omitempty"`
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+	Note         string        `json:"note,omitempty"`
+}
+
+// Alternative is a sizing under one plausible value of its open input.
+type Alternative struct {
+	Value       string `json:"value"`
+	Fits        bool   `json:"fits"`
+	PerGPUBytes int64  `json:"per_gpu_bytes"`
 }
 
 // Summary counts files and findings.
@@ -173,6 +189,11 @@ func Text(w io.Writer, in Input, opts Options) error {
 				}
 				fmt.Fprintf(&b, "    %s: %s\n", paint(ansiDim, tag), sanitize(fx.Message))
 			}
+		}
+	}
+	for _, f := range in.Files {
+		if f.Sizing != nil && f.Sizing.Note != "" {
+			fmt.Fprintf(&b, "%s: sizing: %s\n", f.Path, sanitize(f.Sizing.Note))
 		}
 	}
 	s := in.Summary

@@ -44,9 +44,39 @@ findings contains f if {
 	est.total > est.capacity
 	not kv_room
 	f := lib.with_inputs(lib.finding(where, sprintf(
-		"estimated %s per GPU exceeds %s's %s: %s",
-		[lib.gib(est.total), lib.gpu_name, lib.gib(est.capacity), est.summary],
+		"estimated %s per GPU exceeds %s's %s: %s%s",
+		[lib.gib(est.total), lib.gpu_name, lib.gib(est.capacity), est.summary, method_note],
 	)), rests_on(est))
+}
+
+# A training config that does not say how its script trains is judged as
+# a full fine-tune (the method input, assumed); estimate.open holds the
+# same run with LoRA and QLoRA (lint/alternatives.go). When every method
+# gives the verdict it does not rest on the method, and the message says
+# what the others need either way.
+method_open := input.estimate.open if input.estimate.open.input == "method"
+
+method_note := sprintf("; %s", [method_open.note]) if method_open.note else := ""
+
+# all_inputs are what the headroom verdict rests on, less the method when
+# every method gives the verdict.
+all_inputs := without_method(activation_inputs) if method_open.agree == true
+else := activation_inputs
+
+# One input that decides the memory is unstated and its plausible values
+# disagree (lint/alternatives.go: the sharding a multi-GPU full fine-tune's
+# launcher picks): no verdict holds, so this is advice naming which
+# values fit and what to state. When every value agrees, estimate holds
+# the verdict of the value that needs least and the clauses above judge it.
+findings contains f if {
+	not input.target.mig_profile
+	o := input.estimate.open
+	o.agree == false
+	not input.estimate.total # a method left open still has the assumed method's verdict
+	f := lib.with_inputs(lib.with_level(lib.finding(where, sprintf(
+		"%s; %s",
+		[o.note, o.settle],
+	)), "info"), ["gpu", "gpus", "model", "seq_len", "micro_batch", "method"])
 }
 
 # rests_on names the inputs an overcommit verdict holds for. When the
@@ -57,19 +87,29 @@ findings contains f if {
 # (and on what sizes those states: LoRA, sharding, a stated GPU memory or
 # CUDA context, the optimizer). Otherwise the activations decide, and so
 # do the sequence length, micro batch, attention kernel, loss and vLLM's
-# batching.
+# batching. When every training method gives the verdict (method_open),
+# it does not rest on the method.
 weights_inputs := ["gpu", "gpus", "model", "method", "optimizer_in_backward",
 	"lora_rank", "lora_targets", "fsdp", "cuda_context", "gpu_memory", "kbit_fp32"]
 
 states_inputs := array.concat(weights_inputs, ["optimizer"])
 
-rests_on(est) := weights_inputs if {
+activation_inputs := array.concat(states_inputs, ["seq_len", "micro_batch", "attention", "loss", "max_num_batched_tokens", "enforce_eager"])
+
+without_method(xs) := [x | some x in xs; x != "method"]
+
+rests_on(est) := without_method(states_inputs) if {
+	method_open.agree == true
+	method_open.states_over == true
+} else := without_method(activation_inputs) if {
+	method_open.agree == true
+} else := weights_inputs if {
 	b := est.breakdown
 	b.weights + b.gradients > est.capacity
 } else := states_inputs if {
 	b := est.breakdown
 	(b.weights + b.gradients) + b.optimizer_states > est.capacity
-} else := array.concat(states_inputs, ["seq_len", "micro_batch", "attention", "loss", "max_num_batched_tokens", "enforce_eager"])
+} else := activation_inputs
 
 findings contains f if {
 	not input.target.mig_profile
@@ -77,8 +117,8 @@ findings contains f if {
 	est.total <= est.capacity
 	free := est.capacity - est.total
 	free < headroom * est.capacity
-	f := lib.with_level(lib.finding(where, sprintf(
-		"estimated %s per GPU leaves %s (%s) of %s's %s, under the %s headroom fragmentation, NCCL and CUDA graphs need: %s",
-		[lib.gib(est.total), lib.gib(free), lib.pct(free / est.capacity), lib.gpu_name, lib.gib(est.capacity), lib.pct(headroom), est.summary],
-	)), "warning")
+	f := lib.with_inputs(lib.with_level(lib.finding(where, sprintf(
+		"estimated %s per GPU leaves %s (%s) of %s's %s, under the %s headroom fragmentation, NCCL and CUDA graphs need: %s%s",
+		[lib.gib(est.total), lib.gib(free), lib.pct(free / est.capacity), lib.gpu_name, lib.gib(est.capacity), lib.pct(headroom), est.summary, method_note],
+	)), "warning"), all_inputs)
 }

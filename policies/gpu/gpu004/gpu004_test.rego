@@ -61,3 +61,75 @@ test_vllm_without_kv_block_is_error if {
 	}
 	not f.level
 }
+
+test_open_sharding_that_decides_is_info if {
+	fs := gpu004.findings with input as {
+		"kind": "finetune", "paths": {"model": ["model_name_or_path"]}, "target": {}, "params": {},
+		"estimate": {"open": {
+			"input": "sharding", "agree": false, "capacity": 79 * gib,
+			"note": "on 8× H100-80GB (79.0 GiB each) the estimate fits with ZeRO-3 at 51.0 GiB and does not fit unsharded (DDP) at 168.0 GiB",
+			"settle": "name a DeepSpeed config",
+		}},
+	}
+	count(fs) == 1
+	some f in fs
+	f.level == "info"
+	f.path == ["model_name_or_path"]
+	contains(f.message, "fits with ZeRO-3 at 51.0 GiB")
+	contains(f.message, "name a DeepSpeed config")
+}
+
+test_open_sharding_that_agrees_is_judged_as_one if {
+	fs := gpu004.findings with input as {
+		"kind": "finetune", "paths": {"model": ["model_name_or_path"]}, "target": {}, "params": {},
+		"estimate": {
+			"total": 90 * gib, "capacity": 79 * gib, "summary": "s, with ZeRO-3",
+			"breakdown": {"weights": 1, "gradients": 1, "optimizer_states": 1},
+			"open": {"input": "sharding", "agree": true, "capacity": 79 * gib, "note": "exceeds"},
+		},
+	}
+	count(fs) == 1
+	some f in fs
+	not f.level
+	contains(f.message, "with ZeRO-3")
+}
+
+test_every_method_overcommitting_does_not_rest_on_the_method if {
+	some f in gpu004.findings with input as {
+		"kind": "deepspeed", "paths": {"zero.stage": ["zero_optimization", "stage"]}, "target": {}, "params": {},
+		"estimate": {
+			"total": 90 * gib, "capacity": 79 * gib, "summary": "s",
+			"breakdown": {"weights": 80 * gib, "gradients": 0, "optimizer_states": 0},
+			"open": {"input": "method", "agree": true, "states_over": true, "note": "so does every method the script may use: LoRA at 85.0 GiB and QLoRA at 82.0 GiB"},
+		},
+	}
+	f.inputs == gpu004.without_method(gpu004.states_inputs)
+	not "method" in f.inputs
+	"gpu" in f.inputs
+	endswith(f.message, "; so does every method the script may use: LoRA at 85.0 GiB and QLoRA at 82.0 GiB")
+}
+
+test_a_method_that_fits_keeps_the_method_assumed if {
+	some f in gpu004.findings with input as {
+		"kind": "deepspeed", "paths": {"zero.stage": ["zero_optimization", "stage"]}, "target": {}, "params": {},
+		"estimate": {
+			"total": 90 * gib, "capacity": 79 * gib, "summary": "s",
+			"breakdown": {"weights": 80 * gib, "gradients": 0, "optimizer_states": 0},
+			"open": {"input": "method", "agree": false, "states_over": false, "note": "it would fit with LoRA at 30.0 GiB"},
+		},
+	}
+	f.inputs == gpu004.weights_inputs
+	"method" in f.inputs
+	contains(f.message, "; it would fit with LoRA at 30.0 GiB")
+}
+
+test_a_method_that_fits_is_one_finding if {
+	count(gpu004.findings) == 1 with input as {
+		"kind": "deepspeed", "paths": {}, "target": {}, "params": {},
+		"estimate": {
+			"total": 90 * gib, "capacity": 79 * gib, "summary": "s",
+			"breakdown": {"weights": 80 * gib, "gradients": 0, "optimizer_states": 0},
+			"open": {"input": "method", "agree": false, "states_over": false, "note": "n", "settle": "s"},
+		},
+	}
+}
