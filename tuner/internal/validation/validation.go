@@ -276,6 +276,44 @@ func allCases() []validationCase {
 	return out
 }
 
+// The published-case floor of issue 21: at least 80 rows from published
+// sources, at least 40 of them from sources the first version of this
+// table (validationCases) did not use.
+const (
+	minPublished    = 80
+	minNewPublished = 40
+)
+
+// publishedCount counts the rows from published sources.
+type publishedCount struct {
+	rows, newRows, newSources int
+}
+
+// countPublished counts rs's published rows and those whose source the
+// first version of the table (validationCases) did not use.
+func countPublished(rs []validationResult) publishedCount {
+	old := map[string]bool{benchSource: true}
+	for _, c := range validationCases() {
+		old[c.source] = true
+	}
+	var pc publishedCount
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if r.c.source == benchSource {
+			continue
+		}
+		pc.rows++
+		if !old[r.c.source] {
+			pc.newRows++
+			if !seen[r.c.source] {
+				seen[r.c.source] = true
+				pc.newSources++
+			}
+		}
+	}
+	return pc
+}
+
 type validationResult struct {
 	knownGPU   bool // the catalog has c.gpu (else the row gives only its memory)
 	c          validationCase
@@ -587,6 +625,10 @@ func (r *Report) Problems() []string {
 	if r.nPeaks < 12 || r.nKV < 5 {
 		out = append(out, fmt.Sprintf("want at least 12 measured peaks and 5 vLLM logs, have %d and %d", r.nPeaks, r.nKV))
 	}
+	if pc := countPublished(r.rows); pc.rows < minPublished || pc.newRows < minNewPublished {
+		out = append(out, fmt.Sprintf("want at least %d published cases, %d of them from new sources; have %d and %d",
+			minPublished, minNewPublished, pc.rows, pc.newRows))
+	}
 	if r.peaks > 15 || r.all > 15 {
 		out = append(out, fmt.Sprintf("median absolute error too high: peaks %.2f%%, all %.2f%% (limit 15%%)", r.peaks, r.all))
 	}
@@ -668,6 +710,9 @@ func renderValidationTable(r *Report) string {
 	}
 	fmt.Fprintf(&b, "\nMedian absolute error: **%.1f%%** over all %d measured rows; %.1f%% over the %d memory peaks; %.1f%% over the %d vLLM KV-cache sizes; %.1f%% over the %d published rows; %.1f%% over the %d rows measured here.\n\n",
 		r.all, r.n, r.peaks, r.nPeaks, r.kv, r.nKV, r.published, r.nPublished, r.here, r.nHere)
+	pc := countPublished(rs)
+	fmt.Fprintf(&b, "Published cases: **%d** (every row from a published source, verdict-only rows included); **%d** of them from %d sources the table's first version did not use.\n\n",
+		pc.rows, pc.newRows, pc.newSources)
 	b.WriteString("Sources:\n\n")
 	var keys []string
 	index := map[string]int{}
