@@ -45,6 +45,9 @@ type validationCase struct {
 	reported string  // "fits", "oom" (ran out of memory), "refused" (vLLM did not start) or "spilled" (ran only by paging state to host)
 	maxErr   float64 // per-row bound on |error| in percent
 	note     string
+	// hostMemory is the node RAM the source states, in bytes; when set the
+	// verdict also judges the estimate's host memory against it.
+	hostMemory int64
 }
 
 // configs holds models outside the catalog as directories with their
@@ -58,6 +61,9 @@ var configs embed.FS
 // configDirs maps a case's model key to its directory under testdata.
 var configDirs = map[string]string{
 	"Qwen/Qwen1.5-7B-Chat-GPTQ-Int4": "testdata/Qwen1.5-7B-Chat-GPTQ-Int4",
+	// Megatron-LM GPT-2 shapes from DeepSpeed's tutorials (their README).
+	"megatron-gpt2-1.5b": "testdata/megatron-gpt2-1.5b",
+	"megatron-gpt2-10b":  "testdata/megatron-gpt2-10b",
 }
 
 // pkgDir is this package's directory from the repository root, for the
@@ -228,6 +234,7 @@ func allCases() []validationCase {
 	var out []validationCase
 	for _, group := range [][]validationCase{
 		validationCases(),
+		shardedTrainingCases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
@@ -276,6 +283,9 @@ func (c validationCase) command() string {
 		model = pkgDir + dir
 	}
 	a := []string{"gpulint estimate", "--model", model, "--gpu", c.gpu, "--workload", string(w.Kind)}
+	if c.hostMemory > 0 {
+		a = append(a, "--host-memory", fmt.Sprintf("%dMiB", c.hostMemory/tuner.MiB))
+	}
 	add := func(flag string, v any) { a = append(a, "--"+flag, fmt.Sprint(v)) }
 	flag := func(name string, on bool) {
 		if on {
@@ -301,6 +311,9 @@ func (c validationCase) command() string {
 	}
 	if w.ZeroStage > 0 {
 		add("zero", w.ZeroStage)
+	}
+	if w.Sharding != "" && w.Sharding != tuner.ZeRO {
+		add("sharding", w.Sharding)
 	}
 	if w.OffloadOptimizer != "" && w.OffloadOptimizer != tuner.NoOffload {
 		add("offload-optimizer", w.OffloadOptimizer)
@@ -394,7 +407,9 @@ func runValidation() ([]validationResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		e, err := tuner.EstimateMemory(m, g.Target(), vc.workload)
+		t := g.Target()
+		t.HostMemory = vc.hostMemory
+		e, err := tuner.EstimateMemory(m, t, vc.workload)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", vc.id, err)
 		}
