@@ -256,6 +256,8 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 		e.addOverhead("ZeRO reduce bucket (reduce_bucket_size 5e8)", 2*min(zeroReduceBucketElems, trainable))
 		if stage == 3 {
 			e.addOverhead("ZeRO-3 prefetch bucket (5e7)", 2*min(zeroPrefetchBucketElems, P/shard))
+			e.addOverhead("ZeRO-3 layers kept gathered for reuse (stage3_max_reuse_distance 1e9)",
+				int64(sb.gathered*float64(zeroReuseWindowParams(m, zeroMaxReuseDistance))/float64(r.TensorParallel)))
 		}
 	}
 	if r.Kind == QLoRA {
