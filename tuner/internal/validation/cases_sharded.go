@@ -11,6 +11,7 @@ const (
 	titanBench = "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md (commit 31a17bfd; torch 1963fc8, torchao eab345c, torchtitan 9dec370, 2024-12): FSDP2 on H100 96GB HBM2e (Grand Teton), Memory(GiB) is torchtitan's logged max_reserved_gib (torchtitan/metrics.py): https://github.com/pytorch/torchtitan/blob/main/benchmarks/llama3_h100_202412_torchtitan.md"
 
 	gpt2XL = "openai-community/gpt2-xl"
+	gpt2L  = "openai-community/gpt2-large"
 	titan  = "TITAN-RTX"
 	// fsdpBlogSeq: the blog's commands pass --block_size 12, but they lose
 	// their line-continuation backslashes after the batch-size flag; the
@@ -21,18 +22,40 @@ const (
 	titanStandIn = "the source's H100 96GB HBM2e is not in the GPU catalog; H100-NVL (94 GB) stands in for the fits verdict only (reserved memory does not depend on capacity). FSDP2's MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32) keeps fp32 sharded parameters, gradients and AdamW states with bf16 gathered parameters, which is --precision amp at --zero 3 here"
 )
 
+// fsdpBlogWorkload is the FSDP blog's fp32 run of GPT-2 under FSDP at
+// stage (2 SHARD_GRAD_OP, 3 FULL_SHARD) over dp GPUs, optionally with CPU
+// offload.
+func fsdpBlogWorkload(stage, dp, mb int, offload bool) tuner.Workload {
+	w := tuner.Workload{Kind: tuner.Train, Precision: tuner.FP32, Optimizer: tuner.AdamWForLoop, Sharding: tuner.FSDP1, ZeroStage: stage,
+		DataParallel: dp, MicroBatch: mb, SeqLen: 12, Attention: tuner.EagerAttention}
+	if offload {
+		w.OffloadParam, w.OffloadOptimizer = tuner.CPU, tuner.CPU
+	}
+	return w
+}
+
 // shardedTrainingCases: published fits/OOM outcomes and peaks of
 // data-parallel, ZeRO, FSDP and offloaded training.
 func shardedTrainingCases() []validationCase {
-	fp32FSDP := func(dp, mb int, offload bool) tuner.Workload {
-		w := tuner.Workload{Kind: tuner.Train, Precision: tuner.FP32, Optimizer: tuner.AdamWForLoop, Sharding: tuner.FSDP1, ZeroStage: 3,
-			DataParallel: dp, MicroBatch: mb, SeqLen: 12, Attention: tuner.EagerAttention}
-		if offload {
-			w.OffloadParam, w.OffloadOptimizer = tuner.CPU, tuner.CPU
-		}
-		return w
+	fp32FSDP := func(dp, mb int, offload bool) tuner.Workload { return fsdpBlogWorkload(3, dp, mb, offload) }
+	ddp := func(p tuner.Precision, mb int) tuner.Workload {
+		return tuner.Workload{Kind: tuner.Train, Precision: p, Optimizer: tuner.AdamWForLoop, DataParallel: 2, MicroBatch: mb, SeqLen: 12, Attention: tuner.EagerAttention}
 	}
 	return []validationCase{
+		// --- HF blog, PyTorch FSDP, Table 1 (GPT-2 Large on both GPUs;
+		// the two min_num_params settings share a maximum, one row each
+		// for the rest).
+		{id: "fsdp-blog-gpt2l-ddp", source: hfFSDPBlog, setup: "GPT-2 Large (774M) CLM, DDP on 2 GPUs, fp32, AdamW, batch 7 (the published maximum)",
+			model: gpt2L, gpu: titan, metric: metricDevice, reported: "fits", workload: ddp(tuner.FP32, 7), note: fsdpBlogSeq},
+		{id: "fsdp-blog-gpt2l-ddp-fp16", source: hfFSDPBlog, setup: "GPT-2 Large (774M) CLM, DDP + fp16 (autocast) on 2 GPUs, AdamW, batch 7 (the published maximum)",
+			model: gpt2L, gpu: titan, metric: metricDevice, reported: "fits", workload: ddp(tuner.AMP, 7), note: fsdpBlogSeq},
+		{id: "fsdp-blog-gpt2l-shard-grad-op", source: hfFSDPBlog, setup: "GPT-2 Large (774M) CLM, FSDP SHARD_GRAD_OP on 2 GPUs, fp32, batch 11 (the published maximum)",
+			model: gpt2L, gpu: titan, metric: metricDevice, reported: "fits", workload: fsdpBlogWorkload(2, 2, 11, false), note: fsdpBlogSeq},
+		{id: "fsdp-blog-gpt2l-full-shard", source: hfFSDPBlog, setup: "GPT-2 Large (774M) CLM, FSDP FULL_SHARD (min_num_params 2K) on 2 GPUs, fp32, batch 15 (the published maximum)",
+			model: gpt2L, gpu: titan, metric: metricDevice, reported: "fits", workload: fp32FSDP(2, 15, false), note: fsdpBlogSeq},
+		{id: "fsdp-blog-gpt2l-offload", source: hfFSDPBlog, setup: "GPT-2 Large (774M) CLM, FSDP FULL_SHARD (min_num_params 2K) + CPU offload on 2 GPUs, fp32, batch 22 (the published maximum)",
+			model: gpt2L, gpu: titan, metric: metricDevice, reported: "fits", workload: fp32FSDP(2, 22, true), note: fsdpBlogSeq},
+
 		// --- HF blog, PyTorch FSDP, Table 2 (GPT-2 XL). torch.optim.AdamW
 		// before torch 2.0 stepped parameter by parameter (foreach off).
 		{id: "fsdp-blog-gpt2xl-ddp-1gpu", source: hfFSDPBlog, setup: "GPT-2 XL (1.5B) CLM, DDP on 1 GPU, fp32, AdamW, batch 1",
