@@ -158,4 +158,13 @@ func TestZeROReuseWindow(t *testing.T) {
 	if !kept(ZeRO) || kept(FSDP1) {
 		t.Errorf("reuse window: ZeRO-3 %v (want true), FSDP %v (want false)", kept(ZeRO), kept(FSDP1))
 	}
+	// A LoRA base is gathered in its own 16-bit format, not at the fp32
+	// adapters' 4 bytes.
+	e := estimate(t, m, big, Workload{Kind: LoRA, Precision: BF16, ZeroStage: 3, DataParallel: 8})
+	want := 2 * zeroReuseWindowParams(m, zeroMaxReuseDistance)
+	for _, o := range e.Overheads {
+		if strings.HasPrefix(o.Name, "ZeRO-3 layers kept") && o.Bytes != want {
+			t.Errorf("LoRA reuse window %d bytes, want %d (bf16 base)", o.Bytes, want)
+		}
+	}
 }
