@@ -187,6 +187,37 @@ func catalogData() catalogDoc {
 					Type: "pcie",
 				},
 			}, {
+				Key:          "titan-rtx",
+				Name:         "TITAN-RTX",
+				DisplayName:  "NVIDIA TITAN RTX 24GB",
+				Vendor:       "nvidia",
+				Architecture: "turing",
+				CC: &ccDoc{
+					Major: 7,
+					Minor: 5,
+				},
+				Aliases: []string{"TitanRTX", "Titan-RTX-24GB"},
+				Labels:  []string{"NVIDIA-TITAN-RTX"},
+				Memory: struct {
+					DriverMiB    int64   "yaml:\"driver_mib\" json:\"driver_mib\""
+					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
+					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
+				}{
+					DriverMiB:    24576,
+					UsableGiB:    23.65,
+					UsableSource: "torch OOM text '(GPU 0; 23.65 GiB total capacity' in huggingface/blog pytorch-fsdp.md (2x TITAN RTX, Table 2); 24576MiB in nvidia-smi on current drivers (memory-model.md Units)",
+				},
+				BandwidthGBps: 672,
+				TFLOPS:        map[string]float64{"fp16": 130},
+				Interconnect: struct {
+					Type          string  "yaml:\"type\" json:\"type\""
+					BandwidthGBps float64 "yaml:\"bandwidth_gbps\" json:\"bandwidth_gbps\""
+				}{
+					Type:          "nvlink-bridge",
+					BandwidthGBps: 50,
+				},
+				Note: "NVIDIA TITAN RTX product page: 24 GB GDDR6, 672 GB/s, 130 tensor TFLOPS; two-way NVLink bridge 100 GB/s total (50 per direction), unverified here",
+			}, {
 				Key:          "a10",
 				Name:         "A10",
 				DisplayName:  "NVIDIA A10 24GB",

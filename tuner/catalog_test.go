@@ -29,7 +29,7 @@ func TestCatalogHasEveryGPUOfTheReference(t *testing.T) {
 		"a10", "a100-40-pcie", "a100-40-sxm", "a100-80-pcie", "a100-80-sxm", "a10g", "a30", "a40",
 		"b100", "b200", "gb200", "gh200", "h100-nvl", "h100-pcie", "h100-sxm", "h20", "h200",
 		"h200-nvl", "l4", "l40", "l40s", "mi250x", "mi300x", "mi325x", "rtx3090", "rtx4090",
-		"rtx5090", "rtx6000ada", "t4", "v100-16", "v100-32",
+		"rtx5090", "rtx6000ada", "t4", "titan-rtx", "v100-16", "v100-32",
 	}
 	var got []string
 	for _, g := range testCatalog(t).GPUs() {
