@@ -128,6 +128,7 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 	var trainable int64 // trainable parameters per model-parallel rank
 	var base float64    // frozen base weights per model-parallel rank (LoRA, QLoRA)
 	var sb stateBytes
+	gatheredElem := 0.0 // bytes per gathered parameter under ZeRO-3; 0: the regime's
 	switch r.Kind {
 	case Train:
 		trainable = P / shard
@@ -154,6 +155,7 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 			}
 		}
 		base = float64(weightBytes(m, f)) / float64(shard)
+		gatheredElem = float64(weightBytes(m, f)) / float64(P) // the frozen base is gathered in its own format
 		e.Notes = append(e.Notes, fmt.Sprintf("%s trainable adapter parameters (rank %d on %s)",
 			thousands(loraParams(m, r.LoRARank, r.targets)), r.LoRARank, strings.Join(r.targets, ", ")))
 	}
@@ -260,6 +262,11 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 		e.addOverhead("ZeRO reduce bucket (reduce_bucket_size 5e8)", 2*min(zeroReduceBucketElems, trainable))
 		if stage == 3 {
 			e.addOverhead("ZeRO-3 prefetch bucket (5e7)", 2*min(zeroPrefetchBucketElems, P/shard))
+			if gatheredElem == 0 {
+				gatheredElem = sb.gathered
+			}
+			e.addOverhead("ZeRO-3 layers kept gathered for reuse (stage3_max_reuse_distance 1e9)",
+				int64(gatheredElem*float64(zeroReuseWindowParams(m, zeroMaxReuseDistance))/float64(r.TensorParallel)))
 		}
 	}
 	if r.Kind == QLoRA {

@@ -89,6 +89,7 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 	}
 	if training {
 		add("zero", o.Zero, w.ZeroStage, "no ZeRO")
+		add("sharding", o.Sharding, string(w.Sharding), "DeepSpeed ZeRO")
 		add("offload-optimizer", o.OffloadOptimizer, string(w.OffloadOptimizer), "")
 		add("offload-param", o.OffloadParam, string(w.OffloadParam), "")
 		add("checkpointing", o.Checkpointing, w.Checkpointing, "")
