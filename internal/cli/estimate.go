@@ -94,7 +94,7 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.StringVar(&o.Attention, "attention", "", "attention implementation: eager, sdpa or flash (default sdpa/flash)")
 	fl.StringVar(&o.Loss, "loss", "", "loss implementation: hf-default (transformers, fp32 logits), chunked (torchtune, LitGPT) or fused (Liger) (default hf-default)")
 	fl.StringVar(&o.LoRATargets, "lora-targets", "", "LoRA target modules, comma-separated: q,k,v,o,gate,up,down, their _proj names or all-linear (default all-linear)")
-	fl.IntVar(&o.CUDAContextMiB, "cuda-context", 0, "CUDA context and kernels per process in MiB, when measured (default 512)")
+	fl.IntVar(&o.CUDAContextMiB, "cuda-context", 0, "CUDA context and kernels per process in MiB, when measured (default 686 for training, 512 otherwise)")
 	fl.StringVar(&o.PrefillLogits, "prefill-logits", "", "inference: logits for the last prompt position (last, as generate() does) or all (default last)")
 	fl.StringVar(&o.Weights, "weights", "", "stored weight format for inference, serving and QLoRA: fp32, fp16, bf16, fp8, int8, awq, gptq, nf4, nf4-dq, mxfp4, nvfp4 (default: the checkpoint's)")
 	fl.IntVar(&o.Zero, "zero", 0, "DeepSpeed ZeRO stage 0-3")

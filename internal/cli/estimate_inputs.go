@@ -133,7 +133,11 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 		add("max-num-batched-tokens", o.MaxNumBatchedTokens, s.MaxNumBatchedTokens, "vLLM's default for this GPU")
 		add("enforce-eager", o.EnforceEager, w.EnforceEager, "CUDA graphs captured")
 	}
-	add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultCUDAContextMiB), "MiB, as vLLM v0.19 measured on an H100")
+	if w.Kind == tuner.Train || w.Kind == tuner.LoRA || w.Kind == tuner.QLoRA {
+		add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultTrainCUDAContextMiB), "MiB, as training steps left it in bench/gpu (H200, torch 2.11)")
+	} else {
+		add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultCUDAContextMiB), "MiB, as vLLM v0.19 measured on an H100")
+	}
 	return in
 }
 
