@@ -235,17 +235,30 @@ func trainActivations(m *Model, r resolved) int64 {
 	}
 	biggest := max(dense.bytes(tokens, s), moe.bytes(tokens, s))
 
-	// layers returns the stored bytes of n layers (n ≤ L, dense ones first) for
-	// one micro-batch.
+	// stored returns the bytes n layers (n ≤ L, dense ones first) keep for
+	// backward for one micro-batch: their inputs alone under checkpointing.
 	rb := residualBytes(r, ab)
-	layers := func(n int) float64 {
+	stored := func(n int) float64 {
 		if r.Checkpointing {
-			return float64(n)*rb*h*tokens + biggest
+			return float64(n) * rb * h * tokens
 		}
 		nd := min(n, denseLayers)
 		nm := min(n-nd, moeLayers)
 		return float64(nd)*dense.bytes(tokens, s) + float64(nm)*moe.bytes(tokens, s)
 	}
+	// recompute is what a checkpointed layer rebuilds inside its own
+	// backward (torch.utils.checkpoint: CheckpointFunction.backward and the
+	// non-reentrant unpack hook rerun the layer's forward there; Megatron's
+	// mpu/random.py CheckpointFunction likewise). Every layer's backward runs
+	// after the loss's backward has consumed and freed the logits' buffers
+	// (autograd releases a node's saved tensors once it has run, unless
+	// retain_graph), so the two transients never coexist: the peak holds the
+	// larger of them, not their sum.
+	var recompute float64
+	if r.Checkpointing {
+		recompute = biggest
+	}
+	layers := func(n int) float64 { return stored(n) + recompute }
 	embed := rb * h * tokens
 	if m.Dropout {
 		embed += h * tokens
@@ -260,14 +273,14 @@ func trainActivations(m *Model, r resolved) int64 {
 		logits = lossBytesPerLogit(r.Loss, ab) * tokens * float64(m.Vocab) / t
 	}
 	if p == 1 {
-		return int64(layers(m.Layers) + embed + final + logits)
+		return int64(stored(m.Layers) + embed + final + max(recompute, logits))
 	}
 	// 1F1B: the first stage keeps p micro-batches of L/p layers.
 	first := float64(p)*layers((m.Layers+p-1)/p) + embed
 	if r.Checkpointing {
 		first = float64(m.Layers)*rb*h*tokens + biggest + embed
 	}
-	last := layers((m.Layers+p-1)/p) + final + logits
+	last := stored((m.Layers+p-1)/p) + final + max(recompute, logits)
 	return int64(max(first, last))
 }
 

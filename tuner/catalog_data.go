@@ -203,7 +203,9 @@ func catalogData() catalogDoc {
 					UsableGiB    float64 "yaml:\"usable_gib\" json:\"usable_gib\""
 					UsableSource string  "yaml:\"usable_source\" json:\"usable_source\""
 				}{
-					DriverMiB: 24220,
+					DriverMiB:    24220,
+					UsableGiB:    23.65,
+					UsableSource: "torch OOM text '(GPU 0; 23.65 GiB total capacity' in huggingface/blog pytorch-fsdp.md (2x TITAN RTX, Table 2): 24220 MiB, as the nvidia-smi tables give",
 				},
 				BandwidthGBps: 672,
 				TFLOPS:        map[string]float64{"fp16": 130},

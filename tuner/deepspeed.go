@@ -82,4 +82,42 @@ const deepSpeedBufferFactor = 1.5
 const (
 	zeroReduceBucketElems   = 500_000_000
 	zeroPrefetchBucketElems = 50_000_000
+	// zeroMaxReuseDistance is stage3_max_reuse_distance's default (1e9
+	// parameters): ZeRO-3 keeps a gathered parameter that the module trace
+	// uses again within this many parameters.
+	zeroMaxReuseDistance = 1_000_000_000
 )
+
+// zeroReuseWindowParams is how many parameters of the transformer layers
+// DeepSpeed ZeRO-3 keeps gathered across the turn from forward to backward.
+// Once the module trace is complete, PartitionedParameterCoordinator's
+// release_sub_module releases only what __params_to_release returns, and
+// that drops every parameter that reappears among the next
+// max_reuse_dist_in_numel parameters of the trace
+// (deepspeed/runtime/zero/partitioned_param_coordinator.py @ 00a31c99).
+// A layer's forward and backward uses are separated by the layers after it
+// and the head (final norm and lm_head), each traversed twice, so the
+// trailing layers for which 2 × (head + the layers after them) stays under
+// the distance stay gathered at the start of backward, when activations
+// peak. A vocabulary-sized head alone can exceed it (Llama 3's 525M
+// lm_head parameters twice is over 1e9): then nothing is kept.
+func zeroReuseWindowParams(m *Model, distance int64) int64 {
+	h := int64(m.Hidden)
+	head := m.normParams(h)
+	if !m.Encoder {
+		head += int64(m.Vocab) * h // lm_head, or the tied embedding traversed as it
+	}
+	layers := m.Params() - m.EmbeddingParams() - m.LMHeadParams() - m.normParams(h)
+	if m.Layers < 1 || layers <= 0 {
+		return 0
+	}
+	per := layers / int64(m.Layers)
+	var kept int64
+	for k := 0; k < m.Layers; k++ {
+		if 2*(head+int64(k)*per) >= distance {
+			break
+		}
+		kept += per
+	}
+	return kept
+}

@@ -3,6 +3,8 @@ package tuner
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -117,6 +119,52 @@ func TestDeepSpeedEstimatorOutputs(t *testing.T) {
 		got := row{round2(gibf(cpu)), round2(gibf(gpu))}
 		if math.Abs(got.cpu-tc.want.cpu) > 0.0101 || math.Abs(got.gpu-tc.want.gpu) > 0.0101 {
 			t.Errorf("#4527 optim=%v param=%v: %+v, want %+v", tc.optim, tc.param, got, tc.want)
+		}
+	}
+}
+
+// TestZeROReuseWindow holds the layers ZeRO-3 keeps gathered from forward
+// into backward to stage3_max_reuse_distance: a layer stays when its two
+// uses are separated by fewer than 1e9 parameters (the head and the layers
+// after it, each traversed twice).
+func TestZeROReuseWindow(t *testing.T) {
+	c := testCatalog(t)
+	for _, tc := range []struct {
+		model  string
+		layers int64 // trailing layers kept
+	}{
+		// GPT-2 XL: head 50257×1600 + norm ≈ 80.4M, 30.7M per layer:
+		// 2 × (80.4M + 13 × 30.7M) < 1e9, 2 × (80.4M + 14 × 30.7M) is not.
+		{"openai-community/gpt2-xl", 14},
+		// Llama 2 7B: head 32000×4096 ≈ 131M, 202M per layer: two layers.
+		{"meta-llama/Llama-2-7b-hf", 2},
+		// Llama 3.1 8B: the 525M-parameter lm_head twice is over 1e9.
+		{"meta-llama/Llama-3.1-8B", 0},
+	} {
+		m := mustModel(t, c, tc.model)
+		h := int64(m.Hidden)
+		per := (m.Params() - m.EmbeddingParams() - m.LMHeadParams() - m.normParams(h)) / int64(m.Layers)
+		if got := zeroReuseWindowParams(m, zeroMaxReuseDistance); got != tc.layers*per {
+			t.Errorf("%s: %d parameters kept, want %d layers of %d", tc.model, got, tc.layers, per)
+		}
+	}
+	// The window is DeepSpeed's: an FSDP estimate of the same setup has none.
+	m := mustModel(t, c, "openai-community/gpt2-xl")
+	big := CapacityTarget("huge", 1<<50)
+	kept := func(s Sharding) bool {
+		e := estimate(t, m, big, Workload{Kind: Train, Precision: FP16, ZeroStage: 3, DataParallel: 8, Sharding: s})
+		return slices.ContainsFunc(e.Overheads, func(o OverheadItem) bool { return strings.HasPrefix(o.Name, "ZeRO-3 layers kept") })
+	}
+	if !kept(ZeRO) || kept(FSDP1) {
+		t.Errorf("reuse window: ZeRO-3 %v (want true), FSDP %v (want false)", kept(ZeRO), kept(FSDP1))
+	}
+	// A LoRA base is gathered in its own 16-bit format, not at the fp32
+	// adapters' 4 bytes.
+	e := estimate(t, m, big, Workload{Kind: LoRA, Precision: BF16, ZeroStage: 3, DataParallel: 8})
+	want := 2 * zeroReuseWindowParams(m, zeroMaxReuseDistance)
+	for _, o := range e.Overheads {
+		if strings.HasPrefix(o.Name, "ZeRO-3 layers kept") && o.Bytes != want {
+			t.Errorf("LoRA reuse window %d bytes, want %d (bf16 base)", o.Bytes, want)
 		}
 	}
 }

@@ -19,12 +19,31 @@ const (
 	// without lazy loading measured 1343 MB on a V100 (transformers
 	// model_memory_anatomy.md); Workload.CUDAContextBytes overrides it.
 	cudaContextBytes = 512 * MiB
+	// trainContextBytes replaces cudaContextBytes for training: a training
+	// step loads backward and optimizer kernels (cuBLAS, SDPA backward, the
+	// foreach/fused AdamW kernels) that vLLM's init snapshot has not yet
+	// loaded. bench/gpu measured NVML's per-process memory minus
+	// torch.cuda.max_memory_reserved at the end of every training setup at
+	// 686-758 MiB (bench/gpu/README.md, "What is recorded", and finding 7;
+	// H200, CUDA 13.0, torch 2.11 with lazy module loading); the smallest is
+	// taken so no training run measured there held less.
+	trainContextBytes = 686 * MiB
 	// allocatorPercent of activation bytes is reserved for PyTorch caching
 	// allocator rounding and fragmentation of transient tensors. Our
 	// assumption: the allocator rounds large blocks to 2 MiB and keeps split
 	// blocks cached; the ZeRO paper (§3.2) reports OOMs with over 30 % free
 	// from fragmentation, so this is a floor, not a bound.
 	allocatorPercent = 5
+	// allocatorPercentCheckpointed replaces allocatorPercent when activation
+	// checkpointing recomputes layers: each layer's backward frees and
+	// re-allocates a layer-sized working set around the loss's large blocks,
+	// and the caching allocator keeps the split blocks. Chosen as the class's
+	// best predictor of torch.cuda.max_memory_reserved over the 23
+	// checkpointed training rows of bench/gpu (H200, torch 2.11): median
+	// |error| 4.7 % at 20 % of activations against 6.3 % at 5 %, and 4.8 % for
+	// the best share of allocated memory (docs/validation.md "The allocator
+	// reserve"; TestCheckpointedReserveTermPredictsBest).
+	allocatorPercentCheckpointed = 20
 	// ncclBytes covers NCCL communicator buffers when more than one rank
 	// takes part (NCCL's default 4 MiB buffers per channel and peer, plus
 	// workspaces). Our assumption for data/pipeline parallelism.
@@ -241,8 +260,14 @@ func contextBytes(r resolved) int64 {
 	if r.CUDAContextBytes > 0 {
 		return r.CUDAContextBytes
 	}
+	if isTraining(r.Kind) {
+		return trainContextBytes
+	}
 	return cudaContextBytes
 }
+
+// isTraining reports whether k runs a backward pass and an optimizer step.
+func isTraining(k WorkloadKind) bool { return k == Train || k == LoRA || k == QLoRA }
 
 // managedBytes is the GPU memory held outside PyTorch's caching allocator
 // in CUDA unified memory: a paged optimizer's state, which bitsandbytes
@@ -397,5 +422,9 @@ func (e Estimate) MarshalJSON() ([]byte, error) {
 func (e Estimate) HostShort() bool { return e.HostCapacity > 0 && e.Host > e.HostCapacity }
 
 // DefaultCUDAContextMiB is the CUDA context per process, in MiB, that an
-// estimate assumes when Workload.CUDAContextBytes is zero.
-const DefaultCUDAContextMiB = cudaContextBytes / MiB
+// inference or serving estimate assumes when Workload.CUDAContextBytes is
+// zero; DefaultTrainCUDAContextMiB is the training estimate's.
+const (
+	DefaultCUDAContextMiB      = cudaContextBytes / MiB
+	DefaultTrainCUDAContextMiB = trainContextBytes / MiB
+)

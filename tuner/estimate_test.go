@@ -629,3 +629,75 @@ func TestPagedOptimizerCountsOnGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointedPeakTakesLossOrRecomputeNotBoth holds the checkpointed
+// activation peak to its two phases: a layer's recomputation runs inside
+// its own backward, after the loss's backward has freed the logits, so the
+// peak is the kept layer inputs plus the larger transient, never both.
+func TestCheckpointedPeakTakesLossOrRecomputeNotBoth(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	big := CapacityTarget("huge", 1<<50)
+	w := Workload{Kind: Train, SeqLen: 2048, Checkpointing: true, Attention: EagerAttention}
+	r, err := w.resolve(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := float64(r.SeqLen * r.MicroBatch)
+	recompute := trainLayerActivation(m, r, false).bytes(tokens, float64(r.SeqLen))
+	act := func(l LossImpl) int64 {
+		w.Loss = l
+		return estimate(t, m, big, w).PerGPU.Activations
+	}
+	fused, chunked, hf := act(FusedLoss), act(ChunkedLoss), act(HFDefaultLoss)
+	chunkedLogits, hfLogits := 2*tokens*float64(m.Vocab), 12*tokens*float64(m.Vocab)
+	if chunkedLogits >= recompute || hfLogits <= recompute {
+		t.Fatalf("test premise: chunked logits %.0f should be below one layer's recompute %.0f, hf-default logits %.0f above", chunkedLogits, recompute, hfLogits)
+	}
+	// The chunked loss's logits hide inside the recompute phase's peak.
+	if chunked != fused {
+		t.Errorf("checkpointed, chunked loss %d != fused loss %d: the smaller transient must not add", chunked, fused)
+	}
+	// The default loss's logits outgrow it by their difference only.
+	if want := fused + int64(hfLogits-recompute); math.Abs(float64(hf-want)) > 2 {
+		t.Errorf("checkpointed, hf-default loss %d, want %d (fused %d + logits %.0f − recompute %.0f)", hf, want, fused, hfLogits, recompute)
+	}
+}
+
+// TestReserveAndContextFollowTheWorkloadClass holds two overheads to the
+// class bench/gpu measured them on: checkpointed training reserves 20 % of
+// activations for the caching allocator (5 % without checkpointing), and a
+// training process carries 686 MiB of non-PyTorch memory against 512 MiB for
+// inference, unless the workload states its own context.
+func TestReserveAndContextFollowTheWorkloadClass(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	big := CapacityTarget("huge", 1<<50)
+	overhead := func(e Estimate, prefix string) int64 {
+		for _, o := range e.Overheads {
+			if strings.HasPrefix(o.Name, prefix) {
+				return o.Bytes
+			}
+		}
+		t.Fatalf("no %q overhead in %+v", prefix, e.Overheads)
+		return 0
+	}
+	for _, tc := range []struct {
+		w       Workload
+		pct     int64
+		context int64
+	}{
+		{Workload{Kind: QLoRA, SeqLen: 4096, Checkpointing: true}, 20, 686 * MiB},
+		{Workload{Kind: Train, SeqLen: 2048}, 5, 686 * MiB},
+		{Workload{Kind: LoRA, SeqLen: 2048, Checkpointing: true, CUDAContextBytes: 1343 * MiB}, 20, 1343 * MiB},
+		{Workload{Kind: Inference, SeqLen: 2048}, 5, 512 * MiB},
+	} {
+		e := estimate(t, m, big, tc.w)
+		if got, want := overhead(e, "allocator"), e.PerGPU.Activations*tc.pct/100; got != want {
+			t.Errorf("%s checkpointing=%v: reserve %d, want %d%% of activations (%d)", tc.w.Kind, tc.w.Checkpointing, got, tc.pct, want)
+		}
+		if got := overhead(e, "CUDA context"); got != tc.context {
+			t.Errorf("%s: CUDA context %d MiB, want %d MiB", tc.w.Kind, got/MiB, tc.context/MiB)
+		}
+	}
+}

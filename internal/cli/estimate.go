@@ -26,6 +26,7 @@ type EstimateOptions struct {
 	TP, PP, MaxModelLen, MaxNumSeqs            int
 	MaxNumBatchedTokens, CUDAContextMiB        int
 	OffloadOptimizer, OffloadParam, KVCache    string
+	Sharding                                   string
 	Attention, Loss, LoRATargets, Weights      string
 	PrefillLogits                              string
 	MIG, FSDP                                  string
@@ -94,10 +95,11 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.StringVar(&o.Attention, "attention", "", "attention implementation: eager, sdpa or flash (default sdpa/flash)")
 	fl.StringVar(&o.Loss, "loss", "", "loss implementation: hf-default (transformers, fp32 logits), chunked (torchtune, LitGPT) or fused (Liger) (default hf-default)")
 	fl.StringVar(&o.LoRATargets, "lora-targets", "", "LoRA target modules, comma-separated: q,k,v,o,gate,up,down, their _proj names or all-linear (default all-linear)")
-	fl.IntVar(&o.CUDAContextMiB, "cuda-context", 0, "CUDA context and kernels per process in MiB, when measured (default 512)")
+	fl.IntVar(&o.CUDAContextMiB, "cuda-context", 0, "CUDA context and kernels per process in MiB, when measured (default 686 for training, 512 otherwise)")
 	fl.StringVar(&o.PrefillLogits, "prefill-logits", "", "inference: logits for the last prompt position (last, as generate() does) or all (default last)")
 	fl.StringVar(&o.Weights, "weights", "", "stored weight format for inference, serving and QLoRA: fp32, fp16, bf16, fp8, int8, awq, gptq, nf4, nf4-dq, mxfp4, nvfp4 (default: the checkpoint's)")
 	fl.IntVar(&o.Zero, "zero", 0, "DeepSpeed ZeRO stage 0-3")
+	fl.StringVar(&o.Sharding, "sharding", "", "framework that shards the model states: zero (DeepSpeed), fsdp or fsdp2; under FSDP --zero 2 is SHARD_GRAD_OP and 3 FULL_SHARD, and --offload-param cpu is CPUOffload (default zero)")
 	fl.StringVar(&o.OffloadOptimizer, "offload-optimizer", "none", "none, cpu or nvme")
 	fl.StringVar(&o.OffloadParam, "offload-param", "none", "none, cpu or nvme")
 	fl.IntVar(&o.MicroBatch, "micro-batch", 1, "micro batch per GPU")
@@ -178,6 +180,8 @@ func (o *EstimateOptions) validate() error {
 		return bad("unknown --workload %q (want train, lora, qlora, inference or serve)", o.Workload)
 	case o.Zero < 0 || o.Zero > 3:
 		return bad("--zero must be 0..3")
+	case !slices.Contains([]string{"", "zero", "fsdp", "fsdp2"}, o.Sharding):
+		return bad("unknown --sharding %q (want zero, fsdp or fsdp2)", o.Sharding)
 	case o.Format != "text" && o.Format != "json":
 		return bad("unknown --format %q (want text or json)", o.Format)
 	case o.GPUs < 1 || o.MicroBatch < 1 || o.TP < 1 || o.PP < 1:
@@ -239,7 +243,7 @@ func runEstimate(o *EstimateOptions) error {
 		Attention: attentionFlags[o.Attention], Loss: tuner.LossImpl(o.Loss), LoRATargets: targets,
 		PrefillLogits: tuner.PrefillLogits(o.PrefillLogits), WeightQuant: o.Weights,
 		CUDAContextBytes: int64(o.CUDAContextMiB) * tuner.MiB, MaxNumBatchedTokens: o.MaxNumBatchedTokens,
-		EnforceEager: o.EnforceEager, DisableHybridKVCache: o.DisableHybridKVCache, ZeroStage: o.Zero,
+		EnforceEager: o.EnforceEager, DisableHybridKVCache: o.DisableHybridKVCache, ZeroStage: o.Zero, Sharding: tuner.Sharding(o.Sharding),
 		OffloadOptimizer: tuner.Device(o.OffloadOptimizer), OffloadParam: tuner.Device(o.OffloadParam),
 		DataParallel: max(o.GPUs/(o.TP*o.PP), 1), TensorParallel: o.TP, PipelineParallel: o.PP,
 		MicroBatch: o.MicroBatch, SeqLen: o.SeqLen, Checkpointing: o.Checkpointing, LoRARank: o.LoRARank,

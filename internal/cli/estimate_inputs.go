@@ -89,6 +89,7 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 	}
 	if training {
 		add("zero", o.Zero, w.ZeroStage, "no ZeRO")
+		add("sharding", o.Sharding, string(w.Sharding), "DeepSpeed ZeRO")
 		add("offload-optimizer", o.OffloadOptimizer, string(w.OffloadOptimizer), "")
 		add("offload-param", o.OffloadParam, string(w.OffloadParam), "")
 		add("checkpointing", o.Checkpointing, w.Checkpointing, "")
@@ -135,7 +136,11 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 			add("disable-hybrid-kv-cache-manager", o.DisableHybridKVCache, false, "")
 		}
 	}
-	add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultCUDAContextMiB), "MiB, as vLLM v0.19 measured on an H100")
+	if w.Kind == tuner.Train || w.Kind == tuner.LoRA || w.Kind == tuner.QLoRA {
+		add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultTrainCUDAContextMiB), "MiB, as training steps left it in bench/gpu (H200, torch 2.11)")
+	} else {
+		add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultCUDAContextMiB), "MiB, as vLLM v0.19 measured on an H100")
+	}
 	return in
 }
 

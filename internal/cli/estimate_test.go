@@ -106,13 +106,58 @@ func TestEstimateHostMemory(t *testing.T) {
 	}
 }
 
+// TestEstimateSharding: --sharding picks the framework that shards the
+// model states, so an FSDP FULL_SHARD estimate carries FSDP's prefetch of
+// the next unit and no DeepSpeed buckets; an unknown name is a usage error.
+func TestEstimateSharding(t *testing.T) {
+	base := []string{"estimate", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "H100-80GB", "--gpus", "8", "--zero", "3", "--format", "json"}
+	overheads := func(args ...string) []string {
+		t.Helper()
+		out, errOut, code := run(t, false, nil, append(slices.Clone(base), args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var got struct {
+			Overheads []struct{ Name string } `json:"overheads"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, o := range got.Overheads {
+			names = append(names, o.Name)
+		}
+		return names
+	}
+	has := func(names []string, prefix string) bool {
+		return slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, prefix) })
+	}
+	for _, tc := range []struct {
+		flags       []string
+		fsdp, zero3 bool
+	}{
+		{nil, false, true},
+		{[]string{"--sharding", "zero"}, false, true},
+		{[]string{"--sharding", "fsdp"}, true, false},
+		{[]string{"--sharding", "fsdp2"}, true, false},
+	} {
+		got := overheads(tc.flags...)
+		if has(got, "FSDP prefetch") != tc.fsdp || has(got, "ZeRO-3 prefetch") != tc.zero3 {
+			t.Errorf("%v: overheads %q, want FSDP prefetch %v, ZeRO-3 prefetch %v", tc.flags, got, tc.fsdp, tc.zero3)
+		}
+	}
+	if _, errOut, code := run(t, false, nil, append(slices.Clone(base), "--sharding", "megatron")...); code != 2 || !strings.Contains(errOut, "--sharding") {
+		t.Errorf("bad --sharding: exit %d, %s", code, errOut)
+	}
+}
+
 // TestEstimateInputsGivenOrAssumed: for each workload, the inputs are the
 // ones its estimate rests on; with no flags every one but the workload is
 // assumed, and each flag set on the command line turns its input given.
 func TestEstimateInputsGivenOrAssumed(t *testing.T) {
 	base := []string{"estimate", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "H100-80GB", "--format", "json"}
 	common := [][2]string{{"gpus", "1"}, {"tp", "1"}, {"pp", "1"}, {"precision", "bf16"}, {"cuda-context", "600"}}
-	training := [][2]string{{"micro-batch", "1"}, {"seq-len", "1024"}, {"zero", "0"}, {"offload-optimizer", "none"},
+	training := [][2]string{{"micro-batch", "1"}, {"seq-len", "1024"}, {"zero", "0"}, {"sharding", "fsdp"}, {"offload-optimizer", "none"},
 		{"offload-param", "none"}, {"checkpointing", "true"}, {"optimizer", "adamw-fused"}, {"optimizer-in-backward", "false"},
 		{"attention", "sdpa"}, {"loss", "chunked"}}
 	lora := [][2]string{{"lora-rank", "8"}, {"lora-targets", "q,v"}}

@@ -88,11 +88,16 @@ func TestZeroStages(t *testing.T) {
 		doc     map[string]any
 		gpus    int
 		wantFit map[string]bool
+		// stage3AboveStage2: ZeRO-3 keeps every layer whose reuse lies
+		// within stage3_max_reuse_distance (1e9) gathered, so a sub-1B
+		// model ends up wholly gathered beside its shards and its buffers:
+		// stage 3 may need more than stage 2.
+		stage3AboveStage2 bool
 	}{
 		{"small model fits everywhere", "Qwen/Qwen2.5-0.5B", map[string]any{"train_micro_batch_size_per_gpu": int64(1), "bf16": map[string]any{"enabled": true}, "zero_optimization": map[string]any{"stage": int64(3)}}, 8,
-			map[string]bool{"0": true, "1": true, "2": true, "3": true}},
+			map[string]bool{"0": true, "1": true, "2": true, "3": true}, true},
 		{"8B needs sharding", "meta-llama/Llama-3.1-8B", map[string]any{"train_micro_batch_size_per_gpu": int64(1), "bf16": map[string]any{"enabled": true}, "zero_optimization": map[string]any{"stage": int64(3)}}, 8,
-			map[string]bool{"0": false, "1": true, "2": true, "3": true}},
+			map[string]bool{"0": false, "1": true, "2": true, "3": true}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -112,7 +117,7 @@ func TestZeroStages(t *testing.T) {
 				st := stages[s].(map[string]any)
 				got[s] = st["fits"].(bool)
 				total := st["total"].(int64)
-				if prev >= 0 && total > prev {
+				if prev >= 0 && total > prev && !(s == "3" && tc.stage3AboveStage2) {
 					t.Errorf("stage %s needs %d bytes, more than the stage below (%d)", s, total, prev)
 				}
 				prev = total

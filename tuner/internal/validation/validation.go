@@ -67,6 +67,9 @@ type validationCase struct {
 	// the verdict starts to agree (drop the field then), and the table
 	// marks the miss.
 	verdictGap string
+	// hostMemory is the node RAM the source states, in bytes; when set the
+	// verdict also judges the estimate's host memory against it.
+	hostMemory int64
 }
 
 // configs holds models outside the catalog as directories with their
@@ -91,6 +94,9 @@ var configDirs = map[string]string{
 	dsCoderAWQ:                       "testdata/DeepSeek-Coder-V2-Lite-Instruct-AWQ",
 	mixtralAWQ:                       "testdata/Mixtral-8x7B-Instruct-v0.1-AWQ",
 	einsteinBnB:                      "testdata/Einstein-v6.1-Llama3-8B-bnb-4bit-smashed",
+	// Megatron-LM GPT-2 shapes from DeepSpeed's tutorials (their README).
+	"megatron-gpt2-1.5b": "testdata/megatron-gpt2-1.5b",
+	"megatron-gpt2-10b":  "testdata/megatron-gpt2-10b",
 }
 
 // pkgDir is this package's directory from the repository root, for the
@@ -269,6 +275,7 @@ func allCases() []validationCase {
 		vllmQuantLogCases(),
 		gpuCases(),
 		hybridKVCases(),
+		shardedTrainingCases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
@@ -363,6 +370,9 @@ func (c validationCase) command(knownGPU bool) string {
 		a = append(a, "--gpu-memory", c.gpuMemory)
 	}
 	a = append(a, "--workload", string(w.Kind))
+	if c.hostMemory > 0 {
+		a = append(a, "--host-memory", fmt.Sprintf("%dMiB", c.hostMemory/tuner.MiB))
+	}
 	add := func(flag string, v any) { a = append(a, "--"+flag, fmt.Sprint(v)) }
 	flag := func(name string, on bool) {
 		if on {
@@ -388,6 +398,9 @@ func (c validationCase) command(knownGPU bool) string {
 	}
 	if w.ZeroStage > 0 {
 		add("zero", w.ZeroStage)
+	}
+	if w.Sharding != "" && w.Sharding != tuner.ZeRO {
+		add("sharding", w.Sharding)
 	}
 	if w.OffloadOptimizer != "" && w.OffloadOptimizer != tuner.NoOffload {
 		add("offload-optimizer", w.OffloadOptimizer)
@@ -495,6 +508,7 @@ func runValidation() ([]validationResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		t.HostMemory = vc.hostMemory
 		e, err := tuner.EstimateMemory(m, t, vc.workload)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", vc.id, err)
