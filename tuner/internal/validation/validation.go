@@ -349,6 +349,9 @@ func (c validationCase) command(knownGPU bool) string {
 	if w.SeqLen > 0 {
 		add("seq-len", w.SeqLen)
 	}
+	if w.TargetLen > 0 {
+		add("target-len", w.TargetLen)
+	}
 	flag("checkpointing", w.Checkpointing)
 	if w.Attention == tuner.EagerAttention {
 		add("attention", "eager")
