@@ -17,6 +17,9 @@ var t5Configs = map[string]string{
 		"d_kv": 64, "num_heads": 12, "num_layers": 12, "num_decoder_layers": 12, "vocab_size": 32128,
 		"feed_forward_proj": "gated-gelu", "tie_word_embeddings": false, "dropout_rate": 0.1,
 		"relative_attention_num_buckets": 32, "torch_dtype": "float32"}`,
+	"mt0-large": `{"_name_or_path": "bigscience/mt0-large", "model_type": "mt5", "d_model": 1024, "d_ff": 2816,
+		"d_kv": 64, "num_heads": 16, "num_layers": 24, "num_decoder_layers": 24, "vocab_size": 250112,
+		"feed_forward_proj": "gated-gelu", "tie_word_embeddings": false}`,
 	"umt5-small": `{"model_type": "umt5", "d_model": 512, "d_ff": 1024, "d_kv": 64, "num_heads": 6,
 		"num_layers": 8, "vocab_size": 256384, "tie_word_embeddings": false}`,
 }
@@ -49,6 +52,25 @@ func TestT5Params(t *testing.T) {
 				t.Error("EncoderDecoder() = false")
 			}
 		})
+	}
+}
+
+// TestT5LoRAParams holds LoRA on an encoder-decoder to PEFT's own count:
+// huggingface/peft README.md (commit 0032f32) prints, for bigscience/mt0-large
+// with LoraConfig(r=8) on PEFT's T5 default targets q and v, "trainable
+// params: 2359296 || all params: 1231940608". The decoder's q and v sit in
+// both its self- and its cross-attention.
+func TestT5LoRAParams(t *testing.T) {
+	m, err := ModelFromHFConfig([]byte(t5Configs["mt0-large"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lora := loraParams(m, 8, []string{"q", "v"})
+	if lora != 2_359_296 {
+		t.Errorf("loraParams = %d, want 2359296", lora)
+	}
+	if all := m.Params() + lora; all != 1_231_940_608 {
+		t.Errorf("Params + adapters = %d, want 1231940608", all)
 	}
 }
 
