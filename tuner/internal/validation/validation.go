@@ -81,6 +81,10 @@ var configDirs = map[string]string{
 	dsCoderAWQ:                       "testdata/DeepSeek-Coder-V2-Lite-Instruct-AWQ",
 	mixtralAWQ:                       "testdata/Mixtral-8x7B-Instruct-v0.1-AWQ",
 	einsteinBnB:                      "testdata/Einstein-v6.1-Llama3-8B-bnb-4bit-smashed",
+	t0x3b:                            "testdata/T0_3B",
+	mt0xxl:                           "testdata/mt0-xxl",
+	flanXL:                           "testdata/flan-t5-xl",
+	flanXXL:                          "testdata/flan-t5-xxl",
 }
 
 // pkgDir is this package's directory from the repository root, for the
@@ -255,6 +259,7 @@ func allCases() []validationCase {
 		maxLenCases(),
 		vllmQuantLogCases(),
 		gpuCases(),
+		t5Cases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
