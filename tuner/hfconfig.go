@@ -74,11 +74,16 @@ type hfFamily struct {
 }
 
 var hfFamilies = map[string]hfFamily{
-	"llama":       {mlp: "swiglu", norms: 2},
-	"mistral":     {mlp: "swiglu", norms: 2},
-	"mixtral":     {mlp: "swiglu", norms: 2},
-	"qwen2":       {qkvBias: true, mlp: "swiglu", norms: 2},
-	"qwen2_moe":   {qkvBias: true, mlp: "swiglu", norms: 2},
+	"llama":     {mlp: "swiglu", norms: 2},
+	"mistral":   {mlp: "swiglu", norms: 2},
+	"mixtral":   {mlp: "swiglu", norms: 2},
+	"qwen2":     {qkvBias: true, mlp: "swiglu", norms: 2},
+	"qwen2_moe": {qkvBias: true, mlp: "swiglu", norms: 2},
+	// Qwen2.5-VL's language model is Qwen2's (transformers
+	// models/qwen2_5_vl: Qwen2_5_VLTextModel, q/k/v with biases); older
+	// config.json files keep its keys at the top level beside
+	// vision_config.
+	"qwen2_5_vl":  {qkvBias: true, mlp: "swiglu", norms: 2},
 	"qwen3":       {mlp: "swiglu", norms: 2, qkNorm: true},
 	"qwen3_moe":   {mlp: "swiglu", norms: 2, qkNorm: true},
 	"phi3":        {mlp: "swiglu", norms: 2},
@@ -125,6 +130,8 @@ func ModelFromHFConfig(data []byte) (*Model, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("parse config.json: %w", err)
 	}
+	outer := c
+	vision, _ := c["vision_config"].(map[string]any)
 	if tc, ok := c["text_config"].(map[string]any); ok && !c.has("hidden_size") {
 		inner := hfConfig(tc)
 		if !inner.has("_name_or_path") && c.has("_name_or_path") {
@@ -145,6 +152,13 @@ func ModelFromHFConfig(data []byte) (*Model, error) {
 	m, err := build(c, mt, fam)
 	if err != nil {
 		return nil, fmt.Errorf("config.json (%s): %w", mt, err)
+	}
+	if vision != nil {
+		v, err := visionFromConfig(outer, hfConfig(vision), m.Hidden)
+		if err != nil {
+			return nil, fmt.Errorf("config.json: %w", err)
+		}
+		m.Vision = v
 	}
 	if err := m.validate(); err != nil {
 		return nil, fmt.Errorf("config.json: %w", err)

@@ -45,6 +45,10 @@ type Model struct {
 
 	MoE *MoE
 	MLA *MLA
+	// Vision is a multimodal checkpoint's image encoder and projector, read
+	// from config.json's vision_config; nil for text-only models and for
+	// catalog entries (whose totals leave it out, see PublishedVision).
+	Vision *VisionTower
 
 	Dtype string // checkpoint dtype: "bfloat16", "float16", "float32"
 	// Quant is the checkpoint's quantization (from config.json
@@ -284,6 +288,9 @@ func (m *Model) paramsWith(moe func() int64) int64 {
 		p += m.normParams(h) // final norm
 	}
 	p += m.decoderStackParams()
+	if m.Vision != nil {
+		p += m.Vision.Params
+	}
 	if m.Pooler {
 		p += h*h + h
 	}
