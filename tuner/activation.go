@@ -218,6 +218,9 @@ func mlpActivation(m *Model, r resolved, moe bool, ab, t float64) float64 {
 
 // trainActivations returns the activation bytes of one GPU for training.
 func trainActivations(m *Model, r resolved) int64 {
+	if m.EncoderDecoder() {
+		return trainActivationsEncDec(m, r)
+	}
 	ab := actElemBytes(r.Precision)
 	s := float64(r.SeqLen)
 	tokens := s * float64(r.MicroBatch)
@@ -282,6 +285,66 @@ func trainActivations(m *Model, r resolved) int64 {
 	}
 	last := stored((m.Layers+p-1)/p) + final + max(recompute, logits)
 	return int64(max(first, last))
+}
+
+// trainActivationsEncDec is trainActivations for a T5-style
+// encoder-decoder (transformers models/t5/modeling_t5.py): the encoder's
+// blocks run over SeqLen source tokens and the decoder's over TargetLen
+// target tokens, each block stored as trainLayerActivation counts it; every
+// decoder block adds a cross-attention layer (T5LayerCrossAttention: norm,
+// q from the decoder stream, k and v projected from the encoder output,
+// scores of target × source positions, the output projection and its
+// dropout). The encoder output that all cross-attention layers project is
+// stored once. Logits and loss cover the target tokens only. T5Attention
+// computes its scores itself (eager, with the position bias added), so
+// Attention should be eager for these models. The position-bias tensor
+// (heads × s² per stack, batch-independent) is left out.
+func trainActivationsEncDec(m *Model, r resolved) int64 {
+	ab := actElemBytes(r.Precision)
+	rb := residualBytes(r, ab)
+	t := float64(r.TensorParallel)
+	h, H, hd := float64(m.Hidden), float64(m.Heads), float64(m.HeadDim)
+	src, tgt := float64(r.SeqLen), float64(r.TargetLen)
+	b := float64(r.MicroBatch)
+	srcTok, tgtTok := b*src, b*tgt
+	layer := trainLayerActivation(m, r, false)
+
+	normElem := rb
+	if m.Norm == "rmsnorm" {
+		normElem = 4 + rb
+	}
+	kv := float64(max(1, m.KVHeads/r.TensorParallel))
+	// Per target token: norm input, q input, Q and attention output, the
+	// output projection's input is the attention output (counted), masks.
+	crossTgt := normElem*h + ab*h + ab*2*H*hd/t
+	if m.Dropout {
+		crossTgt += h
+	}
+	var crossScores float64 // per target token and source position
+	if r.Attention == EagerAttention {
+		crossScores = eagerScoreBytes(m, ab) * H / t
+	} else {
+		crossTgt += 4 * H / t
+	}
+	crossSrc := ab * 2 * kv * hd // K and V per source token
+	cross := tgtTok*(crossTgt+crossScores*src) + srcTok*crossSrc
+
+	enc := layer.bytes(srcTok, src)
+	dec := layer.bytes(tgtTok, tgt) + cross
+	var stacks float64
+	if r.Checkpointing {
+		stacks = float64(m.Layers)*rb*h*srcTok + float64(m.DecoderLayers)*rb*h*tgtTok + max(enc, dec)
+	} else {
+		stacks = float64(m.Layers)*enc + float64(m.DecoderLayers)*dec
+	}
+	encOut := rb * h * srcTok // the encoder output the cross-attention layers read
+	embed := rb * h * (srcTok + tgtTok)
+	if m.Dropout {
+		embed += h * (srcTok + tgtTok)
+	}
+	final := (normElem + rb) * h * (srcTok + tgtTok)
+	logits := lossBytesPerLogit(r.Loss, ab) * tgtTok * float64(m.Vocab) / t
+	return int64(stacks + encOut + embed + final + logits)
 }
 
 // inferenceActivations is the transient peak of a no-grad forward pass over

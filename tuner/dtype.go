@@ -148,6 +148,7 @@ func (m *Model) quantizedParams(skip quantSkip) int64 {
 	q := float64(m.Layers) * float64(attn) * keep(skip.Attention)
 	mlpKeep := keep(skip.MLP)
 	q += float64(m.Layers-m.moeLayers()) * float64(strip.DenseMLPParams()) * mlpKeep
+	q += float64(m.DecoderLayers) * float64(2*attn+strip.DenseMLPParams()) // encoder-decoder: decoder blocks
 	if e := strip.MoE; e != nil {
 		router := int64(m.Hidden) * int64(e.Experts)
 		experts := strip.MoEParams() - router

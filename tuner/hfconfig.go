@@ -108,14 +108,20 @@ type hfFamily struct {
 	qkNorm      bool
 	classic     bool // GPT-2/BERT style: LayerNorm, biases everywhere, learned positions, dropout
 	encoder     bool
+	encDec      bool // T5 style encoder-decoder (t5FromConfig)
 }
 
 var hfFamilies = map[string]hfFamily{
-	"llama":       {mlp: "swiglu", norms: 2},
-	"mistral":     {mlp: "swiglu", norms: 2},
-	"mixtral":     {mlp: "swiglu", norms: 2},
-	"qwen2":       {qkvBias: true, mlp: "swiglu", norms: 2},
-	"qwen2_moe":   {qkvBias: true, mlp: "swiglu", norms: 2},
+	"llama":     {mlp: "swiglu", norms: 2},
+	"mistral":   {mlp: "swiglu", norms: 2},
+	"mixtral":   {mlp: "swiglu", norms: 2},
+	"qwen2":     {qkvBias: true, mlp: "swiglu", norms: 2},
+	"qwen2_moe": {qkvBias: true, mlp: "swiglu", norms: 2},
+	// Qwen2.5-VL's language model is Qwen2's (transformers
+	// models/qwen2_5_vl: Qwen2_5_VLTextModel, q/k/v with biases); older
+	// config.json files keep its keys at the top level beside
+	// vision_config.
+	"qwen2_5_vl":  {qkvBias: true, mlp: "swiglu", norms: 2},
 	"qwen3":       {mlp: "swiglu", norms: 2, qkNorm: true},
 	"qwen3_moe":   {mlp: "swiglu", norms: 2, qkNorm: true},
 	"phi3":        {mlp: "swiglu", norms: 2},
@@ -135,6 +141,14 @@ var hfFamilies = map[string]hfFamily{
 	// (hidden + kv_heads × head_dim weights a layer, under 0.01% of the
 	// total) are left out.
 	"olmo2": {mlp: "swiglu", norms: 2},
+	// T5, mT5 and UMT5 (transformers models/t5, mt5, umt5
+	// configuration_*.py): T5Config leaves tie_word_embeddings to
+	// PretrainedConfig (true); MT5Config's __init__ defaulted it to false
+	// through v4.x (mt5/mt0 checkpoints state false); UMT5Config defaults
+	// true. The MLP comes from feed_forward_proj.
+	"t5":   {tiedDefault: true, norms: 2, encDec: true},
+	"mt5":  {norms: 2, encDec: true},
+	"umt5": {tiedDefault: true, norms: 2, encDec: true},
 }
 
 // SupportedModelTypes lists the config.json model_type values
@@ -154,6 +168,8 @@ func ModelFromHFConfig(data []byte) (*Model, error) {
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("parse config.json: %w", err)
 	}
+	outer := c
+	vision, _ := c["vision_config"].(map[string]any)
 	if tc, ok := c["text_config"].(map[string]any); ok && !c.has("hidden_size") {
 		inner := hfConfig(tc)
 		if !inner.has("_name_or_path") && c.has("_name_or_path") {
@@ -167,9 +183,20 @@ func ModelFromHFConfig(data []byte) (*Model, error) {
 		return nil, fmt.Errorf("config.json: unsupported model_type %q (supported: %s)",
 			mt, strings.Join(SupportedModelTypes(), ", "))
 	}
-	m, err := modelFromFamily(c, mt, fam)
+	build := modelFromFamily
+	if fam.encDec {
+		build = t5FromConfig
+	}
+	m, err := build(c, mt, fam)
 	if err != nil {
 		return nil, fmt.Errorf("config.json (%s): %w", mt, err)
+	}
+	if vision != nil {
+		v, err := visionFromConfig(outer, hfConfig(vision), m.Hidden)
+		if err != nil {
+			return nil, fmt.Errorf("config.json: %w", err)
+		}
+		m.Vision = v
 	}
 	if err := m.validate(); err != nil {
 		return nil, fmt.Errorf("config.json: %w", err)
@@ -272,6 +299,75 @@ func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
 	}
 	if q, ok := c["quantization_config"].(map[string]any); ok {
 		m.Quant = quantFromConfig(hfConfig(q), m.Layers)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return m, nil
+}
+
+// t5FromConfig reads a T5-family config (transformers
+// src/transformers/models/t5/configuration_t5.py and modeling_t5.py, v4.46;
+// mt5 and umt5 share the layout):
+//   - d_model, d_kv (per-head size, not d_model/num_heads in T5 v1.1 and
+//     T0), num_heads, d_ff, num_layers and num_decoder_layers (default
+//     num_layers), vocab_size;
+//   - T5Attention's q, k, v, o are Linear(bias=False); T5LayerNorm is a
+//     weight-only RMS norm that takes the variance in fp32; T5DenseActDense
+//     (wi, wo) or, for feed_forward_proj "gated-…", T5DenseGatedActDense
+//     (wi_0, wi_1, wo), none with biases;
+//   - T5Block has a self-attention layer, a cross-attention layer in the
+//     decoder, and the feed-forward layer, each with its own norm; each
+//     T5Stack ends with final_layer_norm;
+//   - the relative position bias is an Embedding(num_buckets, n_heads) in
+//     the first block of each stack (has_relative_attention_bias=bool(i ==
+//     0)); UMT5Attention has one in every block;
+//   - dropout_rate (default 0.1) drops after every sub-layer, on the
+//     attention weights and inside the MLP.
+//
+// T5 has no position limit; n_positions (512 in the original t5 configs, a
+// legacy attribute) or else 512, the pre-training input length, stands in
+// for MaxPositions.
+func t5FromConfig(c hfConfig, mt string, fam hfFamily) (*Model, error) {
+	var errs []error
+	get := func(def int, required bool, keys ...string) int {
+		v, ok, err := c.int(keys...)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case !ok && required:
+			errs = append(errs, fmt.Errorf("missing %s", strings.Join(keys, " or ")))
+		case !ok:
+			return def
+		}
+		return v
+	}
+	m := &Model{
+		ID: c.str("_name_or_path"), ModelType: mt,
+		Hidden: get(0, true, "d_model"), HeadDim: get(0, true, "d_kv"),
+		Heads: get(0, true, "num_heads"), Intermediate: get(0, true, "d_ff"),
+		Layers: get(0, true, "num_layers"), Vocab: get(0, true, "vocab_size"),
+		Norm: "rmsnorm", NormsPerLayer: fam.norms, Positions: "relative",
+		TiedEmbeddings:         c.bool("tie_word_embeddings", fam.tiedDefault),
+		RelativeBuckets:        get(32, false, "relative_attention_num_buckets"),
+		RelativeBiasEveryLayer: mt == "umt5",
+		Dtype:                  normalizeDtype(c.str("torch_dtype", "dtype")),
+	}
+	m.KVHeads = m.Heads
+	m.DecoderLayers = get(m.Layers, false, "num_decoder_layers")
+	m.MaxPositions = get(512, false, "n_positions")
+	rate := 0.1
+	if c.has("dropout_rate") {
+		rate = c.float("dropout_rate")
+	}
+	m.Dropout = rate > 0
+	switch proj := c.str("feed_forward_proj"); {
+	case proj == "" && mt == "t5", proj == "relu", proj == "gelu":
+		m.MLP = "gelu" // plain two-matrix MLP; the activation does not change its size
+	case strings.HasPrefix(proj, "gated-"), proj == "" && mt != "t5":
+		m.MLP = "geglu" // MT5Config and UMT5Config default to gated-gelu
+	default:
+		errs = append(errs, fmt.Errorf("unknown feed_forward_proj %q", proj))
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

@@ -14,6 +14,19 @@ type Model struct {
 	ModelType string // Hugging Face model_type
 	Encoder   bool   // encoder-only (BERT, RoBERTa): no lm_head, no KV cache
 
+	// DecoderLayers makes the model an encoder-decoder (T5, mT5, UMT5):
+	// Layers encoder blocks (self-attention, MLP, 2 norms) then
+	// DecoderLayers decoder blocks (self-attention, cross-attention, MLP,
+	// 3 norms), each stack with a final norm (transformers
+	// models/t5/modeling_t5.py T5Block, T5Stack). 0 for other models.
+	DecoderLayers int
+	// RelativeBuckets is T5's relative position bias: a
+	// relative_attention_num_buckets × heads embedding in the first block of
+	// each stack (T5Attention has_relative_attention_bias), in every block
+	// of UMT5 (RelativeBiasEveryLayer).
+	RelativeBuckets        int
+	RelativeBiasEveryLayer bool
+
 	Hidden, Layers, Heads, KVHeads, HeadDim, Intermediate, Vocab int
 	MaxPositions                                                 int
 
@@ -24,7 +37,7 @@ type Model struct {
 	Norm           string // "rmsnorm" or "layernorm"
 	NormsPerLayer  int    // 2, Gemma-2/3: 4
 	MLP            string // "swiglu", "geglu" (gated) or "gelu" (plain 2-matrix)
-	Positions      string // "rope" or "learned"
+	Positions      string // "rope", "learned" or "relative" (T5 bias buckets)
 	TypeVocab      int    // BERT token-type embeddings
 	Pooler         bool
 	Dropout        bool // dropout active in training: masks are stored (Korthikanti §4)
@@ -36,6 +49,10 @@ type Model struct {
 
 	MoE *MoE
 	MLA *MLA
+	// Vision is a multimodal checkpoint's image encoder and projector, read
+	// from config.json's vision_config; nil for text-only models and for
+	// catalog entries (whose totals leave it out, see PublishedVision).
+	Vision *VisionTower
 
 	Dtype string // checkpoint dtype: "bfloat16", "float16", "float32"
 	// Quant is the checkpoint's quantization (from config.json
@@ -274,10 +291,48 @@ func (m *Model) paramsWith(moe func() int64) int64 {
 	if !m.Encoder {
 		p += m.normParams(h) // final norm
 	}
+	p += m.decoderStackParams()
+	if m.Vision != nil {
+		p += m.Vision.Params
+	}
 	if m.Pooler {
 		p += h*h + h
 	}
 	return p
+}
+
+// decoderStackParams counts an encoder-decoder's decoder blocks (two
+// attention blocks, a dense MLP and one norm more than an encoder block),
+// its final norm and the relative position biases; 0 for other models.
+func (m *Model) decoderStackParams() int64 {
+	var p int64
+	if m.DecoderLayers > 0 {
+		h := int64(m.Hidden)
+		block := 2*m.AttentionParams() + m.DenseMLPParams() + m.layerNormParams() + m.normParams(h)
+		p += int64(m.DecoderLayers)*block + m.normParams(h)
+	}
+	bias := int64(m.RelativeBuckets) * int64(m.Heads)
+	if m.RelativeBiasEveryLayer {
+		return p + bias*int64(m.Layers+m.DecoderLayers)
+	}
+	stacks := int64(1)
+	if m.DecoderLayers > 0 {
+		stacks = 2
+	}
+	return p + bias*stacks
+}
+
+// EncoderDecoder reports whether the model has separate encoder and
+// decoder stacks (T5).
+func (m *Model) EncoderDecoder() bool { return m.DecoderLayers > 0 }
+
+// kvLayers is the number of layers whose self-attention fills a KV cache:
+// the decoder's of an encoder-decoder.
+func (m *Model) kvLayers() int {
+	if m.DecoderLayers > 0 {
+		return m.DecoderLayers
+	}
+	return m.Layers
 }
 
 // Params is the total parameter count: ExactParams when known (safetensors),
@@ -336,7 +391,7 @@ func (m *Model) KVBytesPerToken(tp int, dtypeBytes float64) int64 {
 	if tp < 1 {
 		tp = 1
 	}
-	return m.kvBytesPerLayerToken(tp, dtypeBytes) * int64(m.Layers)
+	return m.kvBytesPerLayerToken(tp, dtypeBytes) * int64(m.kvLayers())
 }
 
 // kvBytesPerLayerToken is one layer's share of KVBytesPerToken: vLLM's
@@ -378,8 +433,11 @@ func (m *Model) validate() error {
 	if m.MLP != "swiglu" && m.MLP != "geglu" && m.MLP != "gelu" {
 		errs = append(errs, fmt.Errorf("unknown mlp %q", m.MLP))
 	}
-	if m.Positions != "rope" && m.Positions != "learned" {
+	if m.Positions != "rope" && m.Positions != "learned" && m.Positions != "relative" {
 		errs = append(errs, fmt.Errorf("unknown positions %q", m.Positions))
+	}
+	if m.DecoderLayers < 0 || m.RelativeBuckets < 0 {
+		errs = append(errs, fmt.Errorf("decoder layers and relative buckets must not be negative"))
 	}
 	if m.NormsPerLayer <= 0 {
 		errs = append(errs, fmt.Errorf("norms_per_layer must be positive"))

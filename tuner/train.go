@@ -87,6 +87,7 @@ func factoredFraction(m *Model) float64 {
 	}
 	vectors := float64(m.NormsPerLayer) * h
 	elems := float64(m.Layers)*(attn+mlp+vectors) + 2*(float64(m.Vocab)+h)
+	elems += float64(m.DecoderLayers) * (2*attn + mlp + vectors + h) // decoder: cross-attention and its norm
 	return elems / float64(m.Params())
 }
 
@@ -115,7 +116,11 @@ func loraParams(m *Model, rank int, targets []string) int64 {
 		}
 	}
 	dense := int64(m.Layers - m.moeLayers())
-	return int64(m.Layers)*perAttn + dense*perDense + int64(m.moeLayers())*perMoE
+	// An encoder-decoder's decoder blocks hold two attention layers (PEFT
+	// matches "q" and "v" in SelfAttention and EncDecAttention alike) and
+	// one MLP.
+	dec := int64(m.DecoderLayers)
+	return int64(m.Layers)*perAttn + dense*perDense + int64(m.moeLayers())*perMoE + dec*(2*perAttn+perDense)
 }
 
 func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {

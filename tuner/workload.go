@@ -166,6 +166,10 @@ type Workload struct {
 
 	// MicroBatch (default 1) and SeqLen (default min(2048, max positions)) per GPU.
 	MicroBatch, SeqLen int
+	// TargetLen is an encoder-decoder's decoder (label) length; SeqLen is
+	// then the encoder's input length. Default: SeqLen. Ignored for
+	// decoder-only and encoder-only models.
+	TargetLen int
 	// Checkpointing is full activation checkpointing (one input per layer kept).
 	Checkpointing bool
 	// Attention: default FlashAttention.
@@ -343,6 +347,15 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 	if r.SeqLen < 1 {
 		errs = append(errs, errors.New("sequence length must be positive"))
 	}
+	if r.TargetLen == 0 {
+		r.TargetLen = r.SeqLen
+	}
+	if r.TargetLen < 1 {
+		errs = append(errs, errors.New("target length must be positive"))
+	}
+	if m.EncoderDecoder() && r.PipelineParallel > 1 {
+		errs = append(errs, fmt.Errorf("%s is an encoder-decoder: pipeline parallelism over its two stacks is not modelled", m.ID))
+	}
 	if r.ZeroStage < 0 || r.ZeroStage > 3 {
 		errs = append(errs, fmt.Errorf("zero stage %d is not 0-3", r.ZeroStage))
 	}
@@ -407,6 +420,11 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 		}
 		if m.Encoder {
 			errs = append(errs, fmt.Errorf("%s is encoder-only; vLLM serving needs a decoder", m.ID))
+		}
+		if m.EncoderDecoder() {
+			// vLLM v0.10 removed the V0 engine and with it encoder-decoder
+			// serving (BART, mllama); T5 never had a vLLM implementation.
+			errs = append(errs, fmt.Errorf("%s is an encoder-decoder; the serving model covers decoder-only models", m.ID))
 		}
 	}
 	if r.CUDAContextBytes < 0 {

@@ -25,6 +25,7 @@ type EstimateOptions struct {
 	GPUs, Zero, MicroBatch, SeqLen, LoRARank   int
 	TP, PP, MaxModelLen, MaxNumSeqs            int
 	MaxNumBatchedTokens, CUDAContextMiB        int
+	TargetLen                                  int
 	OffloadOptimizer, OffloadParam, KVCache    string
 	Sharding                                   string
 	Attention, Loss, LoRATargets, Weights      string
@@ -104,6 +105,7 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.StringVar(&o.OffloadParam, "offload-param", "none", "none, cpu or nvme")
 	fl.IntVar(&o.MicroBatch, "micro-batch", 1, "micro batch per GPU")
 	fl.IntVar(&o.SeqLen, "seq-len", 0, "sequence length (default min(2048, max positions))")
+	fl.IntVar(&o.TargetLen, "target-len", 0, "encoder-decoder (T5): decoder target length; --seq-len is then the encoder input (default: --seq-len)")
 	fl.BoolVar(&o.Checkpointing, "checkpointing", false, "full activation checkpointing")
 	fl.IntVar(&o.LoRARank, "lora-rank", 0, "LoRA rank (default 16)")
 	fl.BoolVar(&o.KbitFP32, "kbit-fp32", false, "qlora: the embeddings, lm_head and norms stay in fp32, as PEFT's prepare_model_for_kbit_training leaves them (default: 16-bit, as TRL and qlora.py cast them back)")
@@ -246,7 +248,7 @@ func runEstimate(o *EstimateOptions) error {
 		EnforceEager: o.EnforceEager, DisableHybridKVCache: o.DisableHybridKVCache, ZeroStage: o.Zero, Sharding: tuner.Sharding(o.Sharding),
 		OffloadOptimizer: tuner.Device(o.OffloadOptimizer), OffloadParam: tuner.Device(o.OffloadParam),
 		DataParallel: max(o.GPUs/(o.TP*o.PP), 1), TensorParallel: o.TP, PipelineParallel: o.PP,
-		MicroBatch: o.MicroBatch, SeqLen: o.SeqLen, Checkpointing: o.Checkpointing, LoRARank: o.LoRARank,
+		MicroBatch: o.MicroBatch, SeqLen: o.SeqLen, TargetLen: o.TargetLen, Checkpointing: o.Checkpointing, LoRARank: o.LoRARank,
 		GPUMemoryUtilization: o.GPUMemoryUtilization, MaxModelLen: o.MaxModelLen, MaxNumSeqs: o.MaxNumSeqs,
 		KVCacheDtype: o.KVCache,
 	}

@@ -86,6 +86,9 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 	if training || w.Kind == tuner.Inference {
 		add("micro-batch", o.MicroBatch, w.MicroBatch, "")
 		add("seq-len", o.SeqLen, w.SeqLen, fmt.Sprintf("min(2048, max positions %d)", m.MaxPositions))
+		if m.EncoderDecoder() {
+			add("target-len", o.TargetLen, w.TargetLen, "the encoder input length (--seq-len)")
+		}
 	}
 	if training {
 		add("zero", o.Zero, w.ZeroStage, "no ZeRO")

@@ -58,6 +58,7 @@ func (o *EstimateOptions) applyProject(deps *lint.Deps, cat *tuner.Catalog) erro
 	workload := map[string]string{"full": "train", "lora": "lora", "qlora": "qlora"}[t.Method]
 	set("workload", "method", workload != "", func() { o.Workload = workload })
 	set("seq-len", "seq_len", t.SeqLen > 0, func() { o.SeqLen = t.SeqLen })
+	set("target-len", "target_len", t.TargetLen > 0, func() { o.TargetLen = t.TargetLen })
 	set("micro-batch", "micro_batch", t.MicroBatch > 0, func() { o.MicroBatch = t.MicroBatch })
 	set("attention", "attention", t.Attention != "", func() { o.Attention = t.Attention })
 	set("cuda-context", "cuda_context", t.CUDAContextMiB > 0, func() { o.CUDAContextMiB = t.CUDAContextMiB })

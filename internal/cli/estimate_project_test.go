@@ -252,3 +252,37 @@ func TestLintEvidenceNamesProjectLine(t *testing.T) {
 		t.Errorf("GaLore stand-in: severity %s, want info", sev)
 	}
 }
+
+// TestEstimateTargetLenFromProject: an encoder-decoder's decoder length is a
+// project-file input like seq_len: target_len fills --target-len, shown
+// with its line, and gives the estimate the flag gives; unstated, it is
+// assumed to be the encoder length.
+func TestEstimateTargetLenFromProject(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "t5/config.json", `{"model_type": "t5", "d_model": 512, "d_ff": 2048, "d_kv": 64,
+		"num_heads": 8, "num_layers": 6, "vocab_size": 32128}`)
+	pp := write(t, dir, ".gpulint.yaml", `targets:
+  - paths: ["**"]
+    gpu: L4
+    model: t5
+    method: full
+    seq_len: 512
+    target_len: 64
+`)
+	got := estimateJSONOf(t, "estimate", "--config", pp)
+	flags := estimateJSONOf(t, "estimate", "--gpu", "L4", "--model", dir+"/t5", "--workload", "train",
+		"--seq-len", "512", "--target-len", "64")
+	if got.PerGPU.Total != flags.PerGPU.Total {
+		t.Errorf("project estimate %d, flags %d", got.PerGPU.Total, flags.PerGPU.Total)
+	}
+	if in, want := got.Inputs["target-len"], "project file "+pp+":7"; in.Source != "project" || in.From != want || in.Value != float64(64) {
+		t.Errorf("target-len: %+v, want 64 from %q", in, want)
+	}
+	unset := estimateJSONOf(t, "estimate", "--gpu", "L4", "--model", dir+"/t5", "--workload", "train", "--seq-len", "512")
+	if in := unset.Inputs["target-len"]; in.Source != "assumed" || in.Value != float64(512) {
+		t.Errorf("unset target-len: %+v, want 512 assumed", in)
+	}
+	if unset.PerGPU.Total <= got.PerGPU.Total {
+		t.Errorf("target 512 estimate %d not above target 64's %d", unset.PerGPU.Total, got.PerGPU.Total)
+	}
+}

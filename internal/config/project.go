@@ -83,6 +83,8 @@ type TargetRule struct {
 	SeqLen     int
 	MicroBatch int
 	Method     string
+	// TargetLen is an encoder-decoder's decoder length (target_len).
+	TargetLen  int
 	ModelDtype string
 	// The other inputs of the memory model, each also a `gpulint estimate`
 	// flag: the attention kernel (eager, sdpa, flash), the CUDA context per
@@ -576,6 +578,7 @@ func readTargetInputs(tr *TargetRule, tm map[string]any) {
 		return nil
 	}
 	tr.Attention = value.String(tm["attention"])
+	tr.TargetLen = num("target_len")
 	tr.CUDAContextMiB = num("cuda_context")
 	tr.Optimizer = value.String(tm["optimizer"])
 	tr.OptimizerInBackward = flag("optimizer_in_backward")

@@ -97,6 +97,10 @@ var configDirs = map[string]string{
 	// Megatron-LM GPT-2 shapes from DeepSpeed's tutorials (their README).
 	"megatron-gpt2-1.5b": "testdata/megatron-gpt2-1.5b",
 	"megatron-gpt2-10b":  "testdata/megatron-gpt2-10b",
+	t0x3b:                "testdata/T0_3B",
+	mt0xxl:               "testdata/mt0-xxl",
+	flanXL:               "testdata/flan-t5-xl",
+	flanXXL:              "testdata/flan-t5-xxl",
 }
 
 // pkgDir is this package's directory from the repository root, for the
@@ -276,6 +280,7 @@ func allCases() []validationCase {
 		gpuCases(),
 		hybridKVCases(),
 		shardedTrainingCases(),
+		t5Cases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
@@ -413,6 +418,9 @@ func (c validationCase) command(knownGPU bool) string {
 	}
 	if w.SeqLen > 0 {
 		add("seq-len", w.SeqLen)
+	}
+	if w.TargetLen > 0 {
+		add("target-len", w.TargetLen)
 	}
 	flag("checkpointing", w.Checkpointing)
 	if w.Attention == tuner.EagerAttention {

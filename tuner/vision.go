@@ -1,0 +1,99 @@
+package tuner
+
+import "fmt"
+
+// VisionTower is the image encoder and projector of a vision-language
+// checkpoint. vLLM builds and loads it beside the language model (Gemma 3:
+// vllm/model_executor/models/gemma3_mm.py builds SiglipVisionModel and
+// Gemma3MultiModalProjector; Qwen2.5-VL: qwen2_5_vl.py
+// Qwen2_5_VisionTransformer; LLaVA: llava.py init_vision_tower_for_llava and
+// LlavaMultiModalProjector), so its weights are part of "Model loading
+// took". Params counts what the checkpoint holds, read from config.json's
+// vision_config with the module layout of transformers' modeling files.
+type VisionTower struct {
+	Type   string // vision_config model_type (siglip_vision_model, clip_vision_model, qwen2_5_vl)
+	Params int64  // encoder and projector
+}
+
+// visionFromConfig sizes the vision tower of a multimodal config.json:
+// outer is the whole config, vc its vision_config, textHidden the language
+// model's hidden size the projector maps into. A vision_config of a type
+// not listed here gives nil: the tower is then left out, as before.
+func visionFromConfig(outer, vc hfConfig, textHidden int) (*VisionTower, error) {
+	var errs []error
+	need := func(keys ...string) int64 {
+		v, ok, err := vc.int(keys...)
+		if err != nil || !ok {
+			errs = append(errs, fmt.Errorf("vision_config: missing %v", keys))
+		}
+		return int64(v)
+	}
+	opt := func(def int, keys ...string) int64 {
+		v, ok, _ := vc.int(keys...)
+		if !ok {
+			return int64(def)
+		}
+		return int64(v)
+	}
+	th := int64(textHidden)
+	mt := vc.str("model_type")
+	if mt == "" && outer.str("model_type") == "qwen2_5_vl" {
+		mt = "qwen2_5_vl"
+	}
+	var p int64
+	switch mt {
+	case "siglip_vision_model", "clip_vision_model":
+		// transformers models/siglip and models/clip modeling files: each
+		// encoder layer has q, k, v, out_proj with biases, fc1 and fc2 with
+		// biases and two LayerNorms; the embeddings are a patch Conv2d
+		// (SigLIP with bias, CLIP without) and learned positions (CLIP adds
+		// a class token and its position); SigLIP ends with post_layernorm,
+		// CLIP has pre_layrnorm and post_layernorm.
+		h, i, l := need("hidden_size"), need("intermediate_size"), need("num_hidden_layers")
+		patch, image, ch := need("patch_size"), need("image_size"), opt(3, "num_channels")
+		layer := 4*(h*h+h) + 2*h*i + i + h + 4*h
+		positions := (image / max(patch, 1)) * (image / max(patch, 1))
+		p = l*layer + ch*patch*patch*h + positions*h + 2*h
+		if mt == "clip_vision_model" {
+			p += h /* class token */ + h /* its position */ + 2*h /* pre_layrnorm */
+		} else {
+			p += h // patch conv bias
+		}
+		switch outer.str("model_type") {
+		case "gemma3":
+			// Gemma3MultiModalProjector: mm_soft_emb_norm (RMSNorm over
+			// the vision width) and mm_input_projection_weight (vision
+			// width × text width), no bias.
+			p += h + h*th
+		case "llava":
+			// LlavaMultiModalProjector: linear_1 (vision → text width) and
+			// linear_2 (text → text), with biases unless
+			// multimodal_projector_bias is false.
+			p += h*th + th*th
+			if outer.bool("multimodal_projector_bias", true) {
+				p += 2 * th
+			}
+		}
+	case "qwen2_5_vl":
+		// transformers models/qwen2_5_vl/modeling_qwen2_5_vl.py: each
+		// Qwen2_5_VLVisionBlock has norm1, norm2 (RMSNorm), attn.qkv and
+		// attn.proj with biases and a gated MLP (gate_proj, up_proj,
+		// down_proj with biases); the patch embedding is a Conv3d without
+		// bias over temporal_patch_size × patch_size²; the merger is ln_q
+		// (RMSNorm) and a two-layer MLP from hidden × spatial_merge_size²
+		// to out_hidden_size, with biases.
+		h, i, l := need("hidden_size", "embed_dim"), need("intermediate_size"), need("depth")
+		patch, tp, ch := opt(14, "patch_size"), opt(2, "temporal_patch_size"), opt(3, "in_chans", "in_channels")
+		merge := opt(2, "spatial_merge_size")
+		out := opt(textHidden, "out_hidden_size")
+		block := 2*h + (3*h*h + 3*h) + (h*h + h) + 2*(h*i+i) + i*h + h
+		m := h * merge * merge
+		p = l*block + ch*tp*patch*patch*h + h + (m*m + m) + (m*out + out)
+	default:
+		return nil, nil
+	}
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return &VisionTower{Type: mt, Params: p}, nil
+}
