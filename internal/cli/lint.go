@@ -433,6 +433,9 @@ func reportInput(res *lint.Result) report.Input {
 		if z := f.Sizing; z != nil {
 			rf.Sizing = &report.Sizing{GPU: z.GPU, Model: z.Model, Fits: z.Fits, PerGPUBytes: z.PerGPUBytes, CapacityBytes: z.CapacityBytes,
 				AssumedModel: z.AssumedModel}
+			for _, r := range z.Related {
+				rf.Sizing.Related = append(rf.Sizing.Related, report.SizingSource{Role: r.Role, File: r.File, Line: r.Line})
+			}
 		}
 		in.Files = append(in.Files, rf)
 		in.Sources[f.Path] = f.Data

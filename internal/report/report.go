@@ -34,6 +34,17 @@ type Sizing struct {
 	// alone (the model's own, a label's, a weights path's); empty when the
 	// model was known.
 	AssumedModel string `json:"assumed_model,omitempty"`
+	// Related are the other files the verdict is read from when it is
+	// another file's (a manifest's verdict is the recipe its container
+	// launches): each with its role, recipe, launch or configmap.
+	Related []SizingSource `json:"related,omitempty"`
+}
+
+// SizingSource is one file a sizing is read from.
+type SizingSource struct {
+	Role string `json:"role"`
+	File string `json:"file"`
+	Line int    `json:"line"`
 }
 
 // Summary counts files and findings.
