@@ -605,6 +605,10 @@ func (l *Linter) linkLaunch(s *subject, h *targetHints) {
 		h.Launched = lk.deepspeed
 	}
 	s.linked = lk.relative
+	if p := lk.packed; p != nil {
+		s.viaConfigMap = fmt.Sprintf("the GPU of the pod in %s, which reads this file from ConfigMap %s (packed at %s:%d)",
+			filepath.Base(lk.by.path), p.name, filepath.Base(p.src.path), p.at.Start.Line)
+	}
 	if h.GPUs == 0 {
 		gpus, at, msg, from := lk.gpus, lk.gpusAt, lk.gpusMsg, "launcher"
 		if s.kind == string(source.KindAccelerate) || lk.perNode {

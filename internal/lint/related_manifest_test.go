@@ -146,6 +146,20 @@ spec:
 				}
 				got[filepath.ToSlash(f.Path)] = strings.Join(parts, " ")
 			}
+			if tc.wantRecipe != "" && strings.Contains(tc.wantJob, "configmap@") {
+				// The recipe's GPU evidence says how the pod reads it.
+				var gpu string
+				for _, f := range res.Findings {
+					for _, e := range f.Evidence {
+						if e.Name == "gpu" && filepath.ToSlash(f.Range.File) == "config/run.yaml" {
+							gpu = e.Value
+						}
+					}
+				}
+				if !strings.Contains(gpu, "reads this file from ConfigMap axolotl-config (packed at ") {
+					t.Errorf("gpu evidence %q does not say how the pod reads the recipe", gpu)
+				}
+			}
 			want := map[string]string{}
 			if tc.wantRecipe != "" {
 				want["config/run.yaml"] = tc.wantRecipe
