@@ -102,7 +102,7 @@ func (r configMapRef) packed(cms []configMapSource, root string) (string, *confi
 // resolve returns the file or directory the source's path names, read
 // from the stating file's directory or one above it up to root, as a
 // script is run from the repository's or the sample's top; a
-// kustomization's from its own directory only. "" when none exists or the
+// kustomization's from its own directory, and only below it. "" when none exists or the
 // path is only known to the running shell or names the machine that ran
 // it.
 func (s *configMapSource) resolve(root string) string {
@@ -113,12 +113,25 @@ func (s *configMapSource) resolve(root string) string {
 	if filepath.IsAbs(w) {
 		return ""
 	}
+	if isKustomization(filepath.Base(s.src.path)) {
+		// kustomize build reads only files in or under the
+		// kustomization's directory unless run with --load-restrictor
+		// LoadRestrictionsNone (kustomize docs, build:
+		// https://kubectl.docs.kubernetes.io/references/kustomize/cmd/build/).
+		d := filepath.Dir(s.src.path)
+		if p := filepath.Join(d, w); within(p, d) && within(p, root) {
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+		return ""
+	}
 	for d := filepath.Dir(s.src.path); within(d, root); d = filepath.Dir(d) {
 		p := filepath.Join(d, w)
 		if _, err := os.Stat(p); err == nil && within(p, root) {
 			return p
 		}
-		if d == root || isKustomization(filepath.Base(s.src.path)) {
+		if d == root {
 			break
 		}
 	}

@@ -70,12 +70,20 @@ spec:
 		{
 			name: "a kustomization generates the ConfigMap from the recipe",
 			files: map[string]string{
-				"k8s/job.yaml":           job("/workspace/configs/run.yaml", true),
-				"k8s/kustomization.yaml": "resources: [job.yaml]\nconfigMapGenerator:\n  - name: axolotl-config\n    files:\n      - ../config/run.yaml\n",
-				"config/run.yaml":        recipe,
+				"k8s/job.yaml":       job("/workspace/configs/run.yaml", true),
+				"kustomization.yaml": "resources: [k8s/job.yaml]\nconfigMapGenerator:\n  - name: axolotl-config\n    files:\n      - config/run.yaml\n",
+				"config/run.yaml":    recipe,
 			},
 			wantRecipe: "L4",
-			wantJob:    "L4 recipe@config/run.yaml:1 launch@k8s/job.yaml:16 configmap@k8s/kustomization.yaml:5",
+			wantJob:    "L4 recipe@config/run.yaml:1 launch@k8s/job.yaml:16 configmap@kustomization.yaml:5",
+		},
+		{
+			name: "a kustomization names a file above it, which kustomize build refuses",
+			files: map[string]string{
+				"k8s/job.yaml":           job("/workspace/configs/run.yaml", true),
+				"k8s/kustomization.yaml": "resources: [job.yaml]\nconfigMapGenerator:\n  - name: axolotl-config\n    files:\n      - run.yaml=../config/run.yaml\n",
+				"config/run.yaml":        recipe,
+			},
 		},
 		{
 			name: "nothing states what the ConfigMap holds: a file of the key's name is not linked",
@@ -94,6 +102,16 @@ spec:
 			},
 			wantRecipe: "",
 			wantJob:    "L4 recipe@config/other.yaml:1 launch@k8s/job.yaml:16 configmap@scripts/deploy.sh:1",
+		},
+		{
+			name: "a script packs the recipe's directory, each file under its name",
+			files: map[string]string{
+				"k8s/job.yaml":      job("/workspace/configs/run.yaml", true),
+				"config/run.yaml":   recipe,
+				"scripts/deploy.sh": "cd \"$(dirname \"$0\")/..\"\nkubectl create configmap axolotl-config --from-file=config\n",
+			},
+			wantRecipe: "L4",
+			wantJob:    "L4 recipe@config/run.yaml:1 launch@k8s/job.yaml:16 configmap@scripts/deploy.sh:2",
 		},
 		{
 			name: "another ConfigMap's source links nothing",
