@@ -39,11 +39,11 @@ type configMapSource struct {
 	at      finding.Range
 }
 
-// mountedConfigs returns the config options of a launch whose absolute
-// path the container sees through a ConfigMap volume.
+// mountedConfigs returns the config and script options of a launch whose
+// absolute path the container sees through a ConfigMap volume.
 func mountedConfigs(c kube.Container, la *cmdline.TrainLaunch, at func([]any) finding.Range) map[string]configMapRef {
 	var out map[string]configMapRef
-	for _, opt := range configOpts {
+	for _, opt := range append(configOpts[:len(configOpts):len(configOpts)], cmdline.OptScript) {
 		o, ok := la.Opts[opt]
 		if !ok || !o.Known {
 			continue

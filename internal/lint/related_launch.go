@@ -372,7 +372,7 @@ func (l *Linter) launchLinkFor(path string, scriptConfig bool) *launchLink {
 			}
 			pod := e.pod
 			if pod == nil {
-				pod = podRunning(edges, e.src.path, root)
+				pod = podRunning(edges, cms, e.src.path, root)
 			}
 			lk := linkOf(e, pod)
 			if packed != nil {
@@ -517,13 +517,25 @@ func existing(written, from, root string) string {
 	return ""
 }
 
-// podRunning finds the manifest container that runs a script.
-func podRunning(edges []launchEdge, script, root string) *podGPU {
+// podRunning finds the manifest container that runs a script: by its
+// path, or, where the container reads the script from a ConfigMap, through
+// the repository's statement of what the ConfigMap holds.
+func podRunning(edges []launchEdge, cms []configMapSource, script, root string) *podGPU {
 	for _, e := range edges {
 		if e.pod == nil {
 			continue
 		}
-		if o, ok := e.launch.Opts[cmdline.OptScript]; ok && o.Known && names(o.Value, e.src.path, root, script) {
+		o, ok := e.launch.Opts[cmdline.OptScript]
+		if !ok || !o.Known {
+			continue
+		}
+		if ref, ok := e.mounted[cmdline.OptScript]; ok {
+			if ref.packs(cms, root, script) != nil {
+				return e.pod
+			}
+			continue
+		}
+		if names(o.Value, e.src.path, root, script) {
 			return e.pod
 		}
 	}

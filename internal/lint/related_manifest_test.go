@@ -20,33 +20,7 @@ import (
 // statement as related files.
 func TestManifestLaunchingRecipe(t *testing.T) {
 	job := func(recipe string, mount bool) string {
-		s := `apiVersion: batch/v1
-kind: Job
-metadata: {name: sft}
-spec:
-  template:
-    spec:
-      nodeSelector:
-        cloud.google.com/gke-accelerator: nvidia-l4
-      restartPolicy: Never
-      containers:
-        - name: train
-          image: axolotlai/axolotl:main-latest
-          command: ["/bin/bash", "-c"]
-          args:
-            - |
-              cd /workspace/axolotl && python -m axolotl.cli.train ` + recipe + `
-          resources: {limits: {nvidia.com/gpu: 1}}
-`
-		if mount {
-			s += `          volumeMounts:
-            - {name: cfg, mountPath: /workspace/configs}
-      volumes:
-        - name: cfg
-          configMap: {name: axolotl-config}
-`
-		}
-		return s
+		return runJob("cd /workspace/axolotl && python -m axolotl.cli.train "+recipe, mount)
 	}
 	const recipe = "base_model: Qwen/Qwen2.5-7B\nadapter: lora\nsequence_len: 2048\nmicro_batch_size: 4\ngradient_accumulation_steps: 2\nbf16: true\n"
 	tests := []struct {
@@ -112,6 +86,24 @@ spec:
 			},
 			wantRecipe: "L4",
 			wantJob:    "L4 recipe@config/run.yaml:1 launch@k8s/job.yaml:16 configmap@scripts/deploy.sh:2",
+		},
+		{
+			name: "the Job runs a script from the ConfigMap that a deploy script packs",
+			files: map[string]string{
+				"k8s/job.yaml":      runJob("bash /workspace/configs/train.sh", true),
+				"scripts/train.sh":  "axolotl train config/run.yaml\n",
+				"config/run.yaml":   recipe,
+				"scripts/deploy.sh": "kubectl create configmap axolotl-config --from-file=scripts/train.sh\n",
+			},
+			wantRecipe: "L4",
+		},
+		{
+			name: "the Job runs a script from a ConfigMap nothing packs: a script of that name is not linked",
+			files: map[string]string{
+				"k8s/job.yaml":     runJob("bash /workspace/configs/train.sh", true),
+				"scripts/train.sh": "axolotl train config/run.yaml\n",
+				"config/run.yaml":  recipe,
+			},
 		},
 		{
 			name: "another ConfigMap's source links nothing",
@@ -190,4 +182,36 @@ spec:
 			}
 		})
 	}
+}
+
+// runJob is a Job on a GKE L4 node whose container runs cmd under bash,
+// with ConfigMap axolotl-config mounted at /workspace/configs when mount.
+func runJob(cmd string, mount bool) string {
+	s := `apiVersion: batch/v1
+kind: Job
+metadata: {name: sft}
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-l4
+      restartPolicy: Never
+      containers:
+        - name: train
+          image: axolotlai/axolotl:main-latest
+          command: ["/bin/bash", "-c"]
+          args:
+            - |
+              ` + cmd + `
+          resources: {limits: {nvidia.com/gpu: 1}}
+`
+	if mount {
+		s += `          volumeMounts:
+            - {name: cfg, mountPath: /workspace/configs}
+      volumes:
+        - name: cfg
+          configMap: {name: axolotl-config}
+`
+	}
+	return s
 }
