@@ -436,6 +436,9 @@ func reportInput(res *lint.Result) report.Input {
 			for _, a := range z.Alternatives {
 				rf.Sizing.Alternatives = append(rf.Sizing.Alternatives, report.Alternative{Value: a.Value, Fits: a.Fits, PerGPUBytes: a.PerGPUBytes})
 			}
+			for _, r := range z.Related {
+				rf.Sizing.Related = append(rf.Sizing.Related, report.SizingSource{Role: r.Role, File: r.File, Line: r.Line})
+			}
 		}
 		in.Files = append(in.Files, rf)
 		in.Sources[f.Path] = f.Data

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	pathpkg "path"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/value"
@@ -250,8 +251,9 @@ func gpusPlaceholder(p Pod) bool {
 func pathKey(p []any) string { return fmt.Sprintf("%#v", p) }
 
 // containerFrom reads one container's GPU requests (under its resources
-// key: resources, or a TrainJob's resourcesPerNode) and /dev/shm mounts.
-func containerFrom(cm map[string]any, path []any, resourcesKey string, shmVolumes map[string]bool) Container {
+// key: resources, or a TrainJob's resourcesPerNode), /dev/shm mounts and
+// ConfigMap mounts.
+func containerFrom(cm map[string]any, path []any, resourcesKey string, vols podVolumes) Container {
 	ci := Container{Path: path, Name: value.String(cm["name"]), Image: value.String(cm["image"])}
 	res, _ := cm[resourcesKey].(map[string]any)
 	for _, sect := range []string{"requests", "limits"} { // limits win
@@ -285,13 +287,20 @@ func containerFrom(cm map[string]any, path []any, resourcesKey string, shmVolume
 			}
 		}
 	}
-	for _, vmnt := range value.List(cm["volumeMounts"]) {
+	for i, vmnt := range value.List(cm["volumeMounts"]) {
 		mm, _ := vmnt.(map[string]any)
 		if strings.TrimRight(value.String(mm["mountPath"]), "/") == "/dev/shm" {
 			ci.ShmMount = true
-			if shmVolumes[value.String(mm["name"])] {
+			if vols.shm[value.String(mm["name"])] {
 				ci.ShmSize = true
 			}
+		}
+		if value.String(mm["mountPath"]) != "" {
+			v := vols.configMaps[value.String(mm["name"])] // zero for a volume of another kind
+			v.MountPath = pathpkg.Clean(value.String(mm["mountPath"]))
+			v.SubPath = value.String(mm["subPath"])
+			v.Path = append(clone(ci.Path), "volumeMounts", i, "mountPath")
+			ci.Mounts = append(ci.Mounts, v)
 		}
 	}
 	return ci

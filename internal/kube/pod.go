@@ -83,6 +83,9 @@ type Container struct {
 	// VLLM holds the parallel sizes of the vLLM server the container
 	// launches, nil when it launches none.
 	VLLM *VLLMParallel
+	// Mounts are the container's volume mounts; ConfigMap is empty in a
+	// mount of another kind of volume.
+	Mounts []ConfigMapMount
 }
 
 // MIGRequest is one nvidia.com/mig-<profile> request of a container.
@@ -242,11 +245,14 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any, inline [
 			pi.ModelLabelAt = append(clone(path[:len(path)-1]), "metadata", "labels", modelLabel)
 		}
 	}
-	shmVolumes := map[string]bool{}
+	vols := podVolumes{shm: map[string]bool{}, configMaps: map[string]ConfigMapMount{}}
 	for _, v := range value.List(spec["volumes"]) {
 		vm, _ := v.(map[string]any)
 		if ed, ok := vm["emptyDir"].(map[string]any); ok && strings.EqualFold(value.String(ed["medium"]), "memory") {
-			shmVolumes[value.String(vm["name"])] = true
+			vols.shm[value.String(vm["name"])] = true
+		}
+		if c, ok := vm["configMap"].(map[string]any); ok {
+			vols.configMaps[value.String(vm["name"])] = configMapVolume(c)
 		}
 	}
 	var members []inlineContainer
@@ -258,7 +264,7 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any, inline [
 	members = append(members, inline...)
 	for _, m := range members {
 		cm, _ := LookupAt(spec, m.path).(map[string]any)
-		ci := containerFrom(cm, append(clone(path), m.path...), m.resources, shmVolumes)
+		ci := containerFrom(cm, append(clone(path), m.path...), m.resources, vols)
 		if ci.Name == "" && len(ci.Path) > 0 {
 			ci.Name = fmt.Sprint(ci.Path[len(ci.Path)-1]) // an inline container: its key
 		}

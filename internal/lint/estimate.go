@@ -285,6 +285,18 @@ type Sizing struct {
 	Open         string              `json:"open,omitempty"`
 	Alternatives []SizingAlternative `json:"alternatives,omitempty"`
 	Note         string              `json:"note,omitempty"`
+	// Related are the other files the verdict is read from when it is
+	// another file's: the recipe a manifest's container launches, the
+	// launch command, the statement that packs the recipe into the
+	// ConfigMap the container reads (related_manifest.go).
+	Related []SizingSource `json:"related,omitempty"`
+}
+
+// SizingSource is one file a sizing is read from, and its role.
+type SizingSource struct {
+	Role string `json:"role"` // recipe, launch or configmap
+	File string `json:"file"`
+	Line int    `json:"line"`
 }
 
 // sizing reads the verdict out of an estimate rendered for the rules.

@@ -56,6 +56,9 @@ func (s *subject) inputs() map[string]finding.Input {
 		if t.GPUFrom == "mig-profile" {
 			v = fmt.Sprintf("a %s slice of any of %s (at most %s, catalog)", t.MIG.Name, strings.Join(t.Parents, ", "), gib(t.MIG.MemoryBytes))
 		}
+		if t.GPUFrom == "manifest" && t.GPUAt != nil && s.viaConfigMap != "" && t.GPUAt.File != s.file.Path {
+			v += "; " + s.viaConfigMap
+		}
 		stated("gpu", v, sourceOf(t.GPUFrom), "")
 		if t.GPUFrom == "comment" {
 			out["gpu"] = finding.Input{Name: "gpu", Value: v + ", as the recipe's comment says", Source: finding.SourceAssumed,

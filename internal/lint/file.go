@@ -91,6 +91,13 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		fr.Findings = append(fr.Findings, found...)
 		fr.Findings = append(fr.Findings, tuned...)
 	}
+	if fr.Kind == source.KindKubernetes {
+		// A container that launches a recipe of the repository: the
+		// recipe's verdict is the manifest's too.
+		z, rel := l.launchedSizing(ctx, path)
+		fr.Sizing = tighter(fr.Sizing, z)
+		fr.related = append(fr.related, rel...)
+	}
 	fr.Findings, fr.ignored = proj.Filter(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)
 	finding.SplitLong(fr.Findings)

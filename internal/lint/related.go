@@ -52,10 +52,15 @@ type relatedIndex struct {
 	// edges are the launch commands of a directory and its direct
 	// subdirectories (related_launch.go).
 	edges map[string][]launchEdge
+	// configMaps are the repository files the scripts and kustomizations
+	// of a directory and its direct subdirectories pack into ConfigMaps
+	// (related_configmap.go), read with edges.
+	configMaps map[string][]configMapSource
 }
 
 func newRelatedIndex() *relatedIndex {
-	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{}}
+	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{},
+		configMaps: map[string][]configMapSource{}}
 }
 
 // launcherFor returns the Accelerate config in the DeepSpeed file's

@@ -46,6 +46,11 @@ type launchEdge struct {
 	// pod is the GPU of the pod whose container runs the command; nil in
 	// a script.
 	pod *podGPU
+	// mounted are the config options whose file the container sees
+	// through a ConfigMap volume: such a file links only through a
+	// ConfigMap source the repository states (related_configmap.go),
+	// never by its name.
+	mounted map[string]configMapRef
 }
 
 // podGPU is what a pod says about the hardware its containers run on.
@@ -55,6 +60,10 @@ type podGPU struct {
 	productAt finding.Range
 	gpus      int
 	gpusAt    finding.Range
+	// hinted is the one GPU the pod's other node hints (GKE accelerator,
+	// instance type) agree on when it names no product, at hintedAt.
+	hinted   string
+	hintedAt finding.Range
 }
 
 // launchLink is what the launch graph says about one config file, each
@@ -82,6 +91,10 @@ type launchLink struct {
 	// it names none or it could not be read.
 	deepspeed *relatedDoc
 	relative  []relatedSource
+	// packed is the script or kustomization that packs the config into
+	// the ConfigMap the launching container reads it from; nil when the
+	// launch names the file by its path.
+	packed *configMapSource
 }
 
 // rootFor returns the lint root above path.
@@ -121,29 +134,41 @@ func (l *Linter) launchEdges(dir string) []launchEdge {
 	if es, ok := ri.edges[dir]; ok {
 		return es
 	}
-	es := l.scanLaunchDir(dir)
+	es, cms := l.scanLaunchDir(dir)
 	entries, _ := os.ReadDir(dir)
 	for i, e := range entries {
 		if i >= maxDirEntries {
 			break
 		}
 		if e.IsDir() && !skipDirs[e.Name()] && !strings.HasPrefix(e.Name(), ".") {
-			es = append(es, l.scanLaunchDir(filepath.Join(dir, e.Name()))...)
+			sub, subCMs := l.scanLaunchDir(filepath.Join(dir, e.Name()))
+			es, cms = append(es, sub...), append(cms, subCMs...)
 		}
 	}
-	ri.edges[dir] = es
+	ri.edges[dir], ri.configMaps[dir] = es, cms
 	return es
 }
 
-// scanLaunchDir reads the shell scripts and GPU manifests of one
-// directory, small files only, each checked for a launcher's name before
-// it is parsed.
-func (l *Linter) scanLaunchDir(dir string) []launchEdge {
+// configMapSources returns the ConfigMap sources launchEdges read for
+// dir.
+func (l *Linter) configMapSources(dir string) []configMapSource {
+	l.launchEdges(dir)
+	ri := l.related
+	ri.mu.Lock()
+	defer ri.mu.Unlock()
+	return ri.configMaps[dir]
+}
+
+// scanLaunchDir reads the shell scripts, GPU manifests and
+// kustomizations of one directory, small files only, each checked for a
+// launcher's name (or a ConfigMap's) before it is parsed.
+func (l *Linter) scanLaunchDir(dir string) ([]launchEdge, []configMapSource) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	var out []launchEdge
+	var cms []configMapSource
 	lim, _ := l.limits(nil)
 	for i, e := range entries {
 		if i >= maxDirEntries {
@@ -156,22 +181,33 @@ func (l *Linter) scanLaunchDir(dir string) []launchEdge {
 		switch strings.ToLower(filepath.Ext(e.Name())) {
 		case ".sh", ".bash":
 			data, err := readLimited(p, maxScriptBytes)
-			if err != nil || !mentionsLauncher(data) {
+			if err != nil {
 				continue
 			}
 			f := &source.File{Path: p, Data: data}
+			cms = append(cms, scriptConfigMaps(p, f)...)
+			if !mentionsLauncher(data) {
+				continue
+			}
 			for _, la := range cmdline.LaunchesInScript(p, string(data)) {
 				out = append(out, launchEdge{src: relatedSource{path: p, file: f}, launch: la})
 			}
 		case ".yaml", ".yml":
 			data, err := readLimited(p, min(lim.MaxBytes, 1<<20))
-			if err != nil || !bytes.Contains(data, []byte("apiVersion")) || !mentionsLauncher(data) {
+			if err != nil {
+				continue
+			}
+			if isKustomization(e.Name()) {
+				cms = append(cms, kustomizeConfigMaps(p, data, lim)...)
+				continue
+			}
+			if !bytes.Contains(data, []byte("apiVersion")) || !mentionsLauncher(data) {
 				continue
 			}
 			out = append(out, manifestLaunches(p, data, lim)...)
 		}
 	}
-	return out
+	return out, cms
 }
 
 // launcherWords are the cheap content check before a file is parsed.
@@ -231,12 +267,14 @@ func manifestLaunches(p string, data []byte, lim source.Limits) []launchEdge {
 				pg := &podGPU{src: rs, product: pod.Product, gpus: int(c.GPU)}
 				if pod.Product != "" {
 					pg.productAt = at(pod.ProductAt)
+				} else if name, hp, ok := hintedGPU(pod.Hints); ok {
+					pg.hinted, pg.hintedAt = name, at(hp)
 				}
 				if c.GPU > 0 {
 					pg.gpusAt = at(c.GPUPath)
 				}
 				for _, la := range launches {
-					out = append(out, launchEdge{src: rs, launch: la, pod: pg})
+					out = append(out, launchEdge{src: rs, launch: la, pod: pg, mounted: mountedConfigs(c, la, at)})
 				}
 			}
 		}
@@ -303,10 +341,27 @@ func (l *Linter) launchLinkFor(path string, scriptConfig bool) *launchLink {
 		}
 	}
 	sort.SliceStable(edges, func(i, j int) bool { return edges[i].src.path < edges[j].src.path })
+	var cms []configMapSource
+	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
+		cms = append(cms, l.configMapSources(d)...)
+		if d == root || !within(d, root) || d == filepath.Dir(d) {
+			break
+		}
+	}
 	for _, e := range edges {
 		for _, opt := range configOpts {
 			o, ok := e.launch.Opts[opt]
-			if !ok || !o.Known || !names(o.Value, e.src.path, root, abs) || (opt == cmdline.OptScriptConfig && !scriptConfig) {
+			if !ok || !o.Known || (opt == cmdline.OptScriptConfig && !scriptConfig) {
+				continue
+			}
+			var packed *configMapSource
+			if ref, ok := e.mounted[opt]; ok {
+				// The container reads the file from a ConfigMap: it is
+				// this one only where the repository packs it there.
+				if packed = ref.packs(cms, root, abs); packed == nil {
+					continue
+				}
+			} else if !names(o.Value, e.src.path, root, abs) {
 				continue
 			}
 			if scriptConfig && len(recipe.OverriddenOnCommandLine(slices.Collect(maps.Keys(e.launch.ScriptFlags)))) > 0 {
@@ -317,9 +372,13 @@ func (l *Linter) launchLinkFor(path string, scriptConfig bool) *launchLink {
 			}
 			pod := e.pod
 			if pod == nil {
-				pod = podRunning(edges, e.src.path, root)
+				pod = podRunning(edges, cms, e.src.path, root)
 			}
 			lk := linkOf(e, pod)
+			if packed != nil {
+				lk.relative = append(lk.relative, packed.src)
+				lk.packed = packed
+			}
 			if opt == cmdline.OptRecipe || opt == cmdline.OptScriptConfig {
 				l.launchAccelerate(lk, root)
 				l.launchDeepSpeedFlag(lk, root)
@@ -458,13 +517,25 @@ func existing(written, from, root string) string {
 	return ""
 }
 
-// podRunning finds the manifest container that runs a script.
-func podRunning(edges []launchEdge, script, root string) *podGPU {
+// podRunning finds the manifest container that runs a script: by its
+// path, or, where the container reads the script from a ConfigMap, through
+// the repository's statement of what the ConfigMap holds.
+func podRunning(edges []launchEdge, cms []configMapSource, script, root string) *podGPU {
 	for _, e := range edges {
 		if e.pod == nil {
 			continue
 		}
-		if o, ok := e.launch.Opts[cmdline.OptScript]; ok && o.Known && names(o.Value, e.src.path, root, script) {
+		o, ok := e.launch.Opts[cmdline.OptScript]
+		if !ok || !o.Known {
+			continue
+		}
+		if ref, ok := e.mounted[cmdline.OptScript]; ok {
+			if ref.packs(cms, root, script) != nil {
+				return e.pod
+			}
+			continue
+		}
+		if names(o.Value, e.src.path, root, script) {
 			return e.pod
 		}
 	}
@@ -546,6 +617,10 @@ func (l *Linter) linkLaunch(s *subject, h *targetHints) {
 		h.Launched = lk.deepspeed
 	}
 	s.linked = lk.relative
+	if p := lk.packed; p != nil {
+		s.viaConfigMap = fmt.Sprintf("the GPU of the pod in %s, which reads this file from ConfigMap %s (packed at %s:%d)",
+			filepath.Base(lk.by.path), p.name, filepath.Base(p.src.path), p.at.Start.Line)
+	}
 	if h.GPUs == 0 {
 		gpus, at, msg, from := lk.gpus, lk.gpusAt, lk.gpusMsg, "launcher"
 		if s.kind == string(source.KindAccelerate) || lk.perNode {
@@ -574,6 +649,10 @@ func (l *Linter) linkLaunch(s *subject, h *targetHints) {
 	if lk.pod != nil && lk.pod.product != "" && h.Product == "" {
 		at := lk.pod.productAt
 		h.Product, h.ProductAt = lk.pod.product, &at
+	}
+	if lk.pod != nil && lk.pod.hinted != "" && h.Product == "" && len(h.Hints) == 0 {
+		at := lk.pod.hintedAt
+		h.Product, h.ProductAt = lk.pod.hinted, &at
 	}
 	if lk.model != "" && h.Model == "" {
 		if _, ok := s.work.Get("model"); !ok {

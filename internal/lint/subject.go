@@ -65,6 +65,10 @@ type subject struct {
 	// linked are the launch scripts and manifests the launch graph read
 	// for this subject (related_launch.go), for the result cache.
 	linked []relatedSource
+	// viaConfigMap says, for the evidence, through which ConfigMap the
+	// launching pod reads this file and where the repository packs it
+	// there; empty when the launch names the file by its path.
+	viaConfigMap string
 	// evidence caches inputs(): the target inputs by name with their
 	// sources.
 	evidence map[string]finding.Input

@@ -43,6 +43,10 @@ type Sizing struct {
 	Open         string        `json:"open,omitempty"`
 	Alternatives []Alternative `json:"alternatives,omitempty"`
 	Note         string        `json:"note,omitempty"`
+	// Related are the other files the verdict is read from when it is
+	// another file's (a manifest's verdict is the recipe its container
+	// launches): each with its role, recipe, launch or configmap.
+	Related []SizingSource `json:"related,omitempty"`
 }
 
 // Alternative is a sizing under one plausible value of its open input.
@@ -50,6 +54,13 @@ type Alternative struct {
 	Value       string `json:"value"`
 	Fits        bool   `json:"fits"`
 	PerGPUBytes int64  `json:"per_gpu_bytes"`
+}
+
+// SizingSource is one file a sizing is read from.
+type SizingSource struct {
+	Role string `json:"role"`
+	File string `json:"file"`
+	Line int    `json:"line"`
 }
 
 // Summary counts files and findings.
