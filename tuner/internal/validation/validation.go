@@ -415,6 +415,7 @@ func (c validationCase) command(knownGPU bool) string {
 		add("seq-len", w.SeqLen)
 	}
 	flag("checkpointing", w.Checkpointing)
+	flag("activation-offloading", w.ActivationOffloading)
 	if w.Attention == tuner.EagerAttention {
 		add("attention", "eager")
 	}
