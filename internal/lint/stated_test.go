@@ -2,6 +2,7 @@ package lint_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,14 +132,34 @@ func TestProjectGaLoreIsAssumed(t *testing.T) {
 	}
 }
 
-// TestProjectActivationOffloadingWithholdsSizing: activations in host
-// memory have no regime in the memory model, so no sized verdict.
-func TestProjectActivationOffloadingWithholdsSizing(t *testing.T) {
-	if got, _ := lintWithProject(t, projectBase+"    activation_offloading: true\n", zero3MB16); got != nil {
-		t.Errorf("vram-overcommit with activations offloaded: %s", got.Message)
+// TestProjectActivationOffloadingFeedsTheEstimate: activation_offloading
+// in the project file sizes the verdict with activations in host memory
+// (tuner.Workload.ActivationOffloading) instead of withholding it, and the
+// verdict names the project's line.
+func TestProjectActivationOffloadingFeedsTheEstimate(t *testing.T) {
+	base, _ := lintWithProject(t, projectBase+"    activation_offloading: false\n", zero3MB16)
+	got, pp := lintWithProject(t, projectBase+"    activation_offloading: true\n", zero3MB16)
+	if base == nil || got == nil {
+		t.Fatalf("vram-overcommit: without offloading %v, with %v; want both", base, got)
 	}
-	if got, _ := lintWithProject(t, projectBase+"    activation_offloading: false\n", zero3MB16); got == nil {
-		t.Error("activation_offloading: false withheld the verdict")
+	e := statedEvidence(got)["activation_offloading"]
+	if e.Value != "true" || e.Source != finding.SourceProject || e.Range == nil || e.Range.File != pp || e.Range.Start.Line != 8 {
+		t.Errorf("evidence %+v, want true from %s:8", e, pp)
+	}
+	act := func(f *finding.Finding) float64 {
+		t.Helper()
+		var v float64
+		i := strings.Index(f.Message, "activations ")
+		if i < 0 {
+			t.Fatalf("no activations in %q", f.Message)
+		}
+		if _, err := fmt.Sscanf(f.Message[i:], "activations %f GiB", &v); err != nil {
+			t.Fatalf("%q: %v", f.Message[i:], err)
+		}
+		return v
+	}
+	if a, b := act(got), act(base); a >= b/2 {
+		t.Errorf("activations offloaded %.1f GiB, on the GPU %.1f GiB: want under half", a, b)
 	}
 }
 

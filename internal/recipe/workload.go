@@ -150,8 +150,12 @@ func workload(w *normalize.Workload, gpus int, launched *normalize.Workload, fsd
 		return tw, unsized
 	}
 
+	// torchtune's enable_activation_offloading and axolotl's
+	// activation_offloading (normalize: true, "legacy" and "offload_disk"
+	// all move saved activations off the GPU) have their regime in the
+	// memory model: tuner.Workload.ActivationOffloading.
 	if b, _ := get("activation_offloading").(bool); b {
-		return tw, unsized // activations in host memory: no regime for that
+		tw.ActivationOffloading = true
 	}
 	_, hasDS := w.Get("deepspeed_config_file")
 	sharded, unsharded := false, false

@@ -73,9 +73,18 @@ func TestWorkload(t *testing.T) {
 			ok:     true,
 		},
 		{
-			name:   "activation offloading has no regime",
+			name:   "axolotl activation offloading moves activations to the host",
 			recipe: "base_model: m\nadapter: lora\nmicro_batch_size: 1\nbf16: true\nactivation_offloading: legacy\n",
-			ok:     false,
+			want: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.BF16, MicroBatch: 1, SeqLen: 512, ActivationOffloading: true,
+				DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
+			ok: true,
+		},
+		{
+			name:   "torchtune enable_activation_offloading moves activations to the host",
+			recipe: "model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\nbatch_size: 2\ndtype: bf16\nenable_activation_checkpointing: true\nenable_activation_offloading: true\n",
+			want: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.BF16, MicroBatch: 2, Checkpointing: true, ActivationOffloading: true,
+				DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
+			ok: true,
 		},
 		{
 			name:   "a DeepSpeed config that was not found leaves the stage unknown",
