@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -224,5 +225,35 @@ func TestProjectFSDPSizesARecipe(t *testing.T) {
 	e := statedEvidence(got)["fsdp"]
 	if e.Source != finding.SourceProject || e.Range == nil || e.Range.File != pp || e.Range.Start.Line != 8 {
 		t.Errorf("fsdp evidence %+v, want project at %s:8", e, pp)
+	}
+}
+
+// TestRecipeActivationOffloadingIsEvidence: a recipe that offloads its
+// activations gets a sized verdict (it had none before), and the verdict
+// names the recipe's line among its inputs.
+func TestRecipeActivationOffloadingIsEvidence(t *testing.T) {
+	dir := t.TempDir()
+	pp := filepath.Join(dir, ".gpulint.yaml")
+	if err := os.WriteFile(pp, []byte("targets:\n  - paths: [\"**\"]\n    gpu: L4\n    gpus: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := config.Load(pp, normalize.NewValidator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLinter(t, lint.Options{Project: p})
+	recipe := "base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nsequence_len: 8192\nmicro_batch_size: 16\nbf16: true\n" +
+		"gradient_checkpointing: true\nactivation_offloading: true\n"
+	fr, err := l.LintBytes(context.Background(), filepath.Join(dir, "axolotl.yaml"), []byte(recipe))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(fr.Findings, func(f finding.Finding) bool { return f.Slug == "vram-overcommit" })
+	if i < 0 {
+		t.Fatalf("no vram-overcommit for an offloading recipe: %v", fr.Findings)
+	}
+	e := statedEvidence(&fr.Findings[i])["activation_offloading"]
+	if e.Value != "true" || e.Source != finding.SourceFile || e.Range == nil || e.Range.Start.Line != 7 {
+		t.Errorf("evidence %+v, want true from the recipe's line 7", e)
 	}
 }
