@@ -324,3 +324,30 @@ func TestShardingAlternatives(t *testing.T) {
 		}
 	}
 }
+
+// TestAlternativesKeepCheckpointingUnderOffloading: torchtune refuses
+// activation offloading without checkpointing, so a recipe that offloads
+// gets no run without checkpointing to compare against (which
+// checkpointing-unneeded would advise).
+func TestAlternativesKeepCheckpointingUnderOffloading(t *testing.T) {
+	c, err := tuner.LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := c.Model("meta-llama/Llama-3.1-8B")
+	if !ok {
+		t.Fatal("no Llama-3.1-8B in the catalog")
+	}
+	g, ok := c.GPU("H100-80GB")
+	if !ok {
+		t.Fatal("no H100-80GB in the catalog")
+	}
+	tw := tuner.Workload{Kind: tuner.LoRA, MicroBatch: 1, SeqLen: 1024, Checkpointing: true}
+	if _, ok := recipe.Alternatives(m, g.Target(), tw, 0.1)["no_checkpointing"]; !ok {
+		t.Fatal("test premise: no no_checkpointing alternative without offloading")
+	}
+	tw.ActivationOffloading = true
+	if alt, ok := recipe.Alternatives(m, g.Target(), tw, 0.1)["no_checkpointing"]; ok {
+		t.Errorf("no_checkpointing alternative %v offered while activations are offloaded", alt)
+	}
+}
