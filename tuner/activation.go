@@ -1,5 +1,7 @@
 package tuner
 
+import "math"
+
 // Activation memory. The training model is Korthikanti et al., "Reducing
 // Activation Recomputation in Large Transformer Models" (arXiv:2205.05198),
 // §4 and Table 2, adapted to modern models as memory-model.md §3.1 describes:
@@ -218,8 +220,50 @@ func mlpActivation(m *Model, r resolved, moe bool, ab, t float64) float64 {
 
 // trainActivations returns the activation bytes of one GPU for training.
 func trainActivations(m *Model, r resolved) int64 {
+	gpu, _ := trainActivationsSplit(m, r)
+	return gpu
+}
+
+// offloadStash is how many offloaded tensors stay on the GPU while their
+// copies to host memory are in flight: OffloadActivations' default
+// max_fwd_stash_size of 5 (pytorch/torchtune
+// torchtune/training/_activation_offloading.py @ bd2a0fc; pack_tensor
+// drops a stashed tensor only once five newer ones were offloaded, and
+// the last five are freed only when backward's first node has run).
+const offloadStash = 5
+
+// trainActivationsSplit returns the activation bytes one GPU holds at its
+// peak and the bytes it keeps in host memory under activation offloading
+// (Workload.ActivationOffloading; 0 without it). torchtune's
+// OffloadActivations is a saved_tensors_hooks context around the model's
+// forward: every saved tensor of at least min_offload_size (1 KiB) that is
+// not a parameter goes to pinned host memory and comes back in backward
+// (pack_tensor / unpack_tensor). What stays on the GPU:
+//   - the output projection's saved input: get_act_offloading_ctx_manager
+//     wraps the output layer (lm_head) in NoOpManager, so its input stays;
+//   - the loss and its logits: the recipes compute the loss outside the
+//     context (recipes/lora_finetune_single_device.py "with
+//     self.activations_handling_ctx: outputs = self._model(**batch)", loss
+//     after). TRL and axolotl call the loss inside the model's forward, where
+//     the hooks would move the fp32 copies too; counting them on the GPU
+//     is the upper bound;
+//   - the tensors in flight: with use_streams the last offloadStash tensors
+//     of the forward stay until backward starts, and backward brings back
+//     the current autograd node's tensors and frees the previous node's.
+//     Under checkpointing those are layer inputs (the non-reentrant
+//     checkpoint saves its inputs through the outer hooks; its recomputation
+//     keeps its own tensors on the GPU, as the recompute term counts);
+//     without checkpointing we bound them by one layer's saved set.
+//
+// The recipes refuse offloading without checkpointing (torchtune raises
+// "enable_activation_offloading should only be True when
+// enable_activation_checkpointing is True"); TRL's context runs without.
+// Pipeline parallelism with offloading is not modelled: everything counts
+// on the GPU.
+func trainActivationsSplit(m *Model, r resolved) (gpu, host int64) {
 	if m.EncoderDecoder() {
-		return trainActivationsEncDec(m, r)
+		// Offloading is not modelled for encoder-decoders: all on the GPU.
+		return trainActivationsEncDec(m, r), 0
 	}
 	ab := actElemBytes(r.Precision)
 	s := float64(r.SeqLen)
@@ -275,8 +319,18 @@ func trainActivations(m *Model, r resolved) int64 {
 	if !m.Encoder {
 		logits = lossBytesPerLogit(r.Loss, ab) * tokens * float64(m.Vocab) / t
 	}
+	if p == 1 && r.ActivationOffloading {
+		lmIn := rb * h * tokens // the output projection's input (NoOpManager)
+		inFlight := biggest     // one layer's saved set, without checkpointing
+		hostSide := stored(m.Layers) + embed + final - lmIn
+		if r.Checkpointing {
+			inFlight = float64(min(m.Layers, offloadStash)) * rb * h * tokens
+			hostSide = float64(m.Layers)*pinnedBlock(rb*h*tokens) + embed + final - lmIn
+		}
+		return int64(inFlight + lmIn + max(recompute, logits)), int64(hostSide)
+	}
 	if p == 1 {
-		return int64(stored(m.Layers) + embed + final + max(recompute, logits))
+		return int64(stored(m.Layers) + embed + final + max(recompute, logits)), 0
 	}
 	// 1F1B: the first stage keeps p micro-batches of L/p layers.
 	first := float64(p)*layers((m.Layers+p-1)/p) + embed
@@ -284,7 +338,21 @@ func trainActivations(m *Model, r resolved) int64 {
 		first = float64(m.Layers)*rb*h*tokens + biggest + embed
 	}
 	last := stored((m.Layers+p-1)/p) + final + max(recompute, logits)
-	return int64(max(first, last))
+	return int64(max(first, last)), 0
+}
+
+// pinnedBlock is the host memory one pinned tensor of n bytes takes: torch's
+// caching host allocator rounds every pin_memory allocation up to a power
+// of two ("size_t roundSize = c10::llvm::PowerOf2Ceil(size)",
+// pytorch/pytorch aten/src/ATen/core/CachingHostAllocator.h) and keeps the
+// freed blocks cached for the next step. Only the checkpointed layer inputs,
+// whose size is known exactly, are rounded; without checkpointing the host
+// figure sums the layers' saved bytes unrounded, a lower bound.
+func pinnedBlock(n float64) float64 {
+	if n <= 1 {
+		return n
+	}
+	return math.Exp2(math.Ceil(math.Log2(n)))
 }
 
 // trainActivationsEncDec is trainActivations for a T5-style

@@ -160,6 +160,13 @@ func TestMakePlanCases(t *testing.T) {
 			reasons: map[string]string{SettingCheckpointing: "less than twice as large", SettingMicroBatch: "largest that fits"},
 		},
 		{
+			name: "checkpointing stays on under activation offloading, which torchtune runs only with it",
+			req: PlanRequest{Model: mustModel(t, c, "google-bert/bert-base-uncased"), GPU: mustGPU(t, c, "H200"), GPUs: 8,
+				Current: Workload{Kind: Train, SeqLen: 512, MicroBatch: 1024, Checkpointing: true, ActivationOffloading: true}},
+			want:    map[string]string{SettingCheckpointing: "on"},
+			reasons: map[string]string{SettingCheckpointing: "activation offloading"},
+		},
+		{
 			name:    "serving: a configured 0.95 that leaves room for the context and graphs is kept",
 			req:     PlanRequest{Model: llama8, GPU: a100, GPUs: 1, Current: Workload{Kind: Serve, GPUMemoryUtilization: 0.95}},
 			want:    map[string]string{SettingGPUMemoryUtilization: "0.95"},

@@ -343,6 +343,15 @@ func planTraining(req PlanRequest, headroom float64) (Plan, error) {
 		microWhy = fmt.Sprintf("1: nothing fits, the smallest micro batch needs %s of %s GiB", gibs(stageNeed), gibs(tp.limit))
 		ckptWhy = fmt.Sprintf("on: nothing fits even with checkpointing (%s of %s GiB at micro batch 1)", gibs(stageNeed), gibs(tp.limit))
 	}
+	if !ckpt && cur.ActivationOffloading && cur.Checkpointing {
+		// torchtune refuses offloading without checkpointing
+		// (recipes/lora_finetune_single_device.py @ bd2a0fc: "should only
+		// be True when enable_activation_checkpointing is True"). Keeping
+		// it only lowers the need of a configuration that fits without it.
+		ckpt = true
+		ckptWhy = fmt.Sprintf("on: activation offloading runs with checkpointing (torchtune refuses it without); %s of %s GiB with both at micro batch %d",
+			gibs(tp.need(c, bp.micro, true)), gibs(tp.limit), bp.micro)
+	}
 	w := tp.workload(c, bp.micro, ckpt)
 	est, err := EstimateMemory(m, target, w)
 	if err != nil {

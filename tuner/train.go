@@ -226,7 +226,7 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 		e.Notes = append(e.Notes, fmt.Sprintf("paged optimizer: %s of optimizer state counted on the GPU; under memory pressure paging can spill it to host at a speed cost",
 			formatGiB(int64(optim))))
 	}
-	act := trainActivations(m, r)
+	act, actHost := trainActivationsSplit(m, r)
 	e.PerGPU = Breakdown{Weights: int64(weights), Gradients: int64(grads), OptimizerStates: int64(optim), Activations: act}
 
 	e.addOverhead("CUDA context", contextBytes(r))
@@ -285,7 +285,30 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 		e.addOverhead("4-bit dequantization buffer", 2*m.LargestLinearParams()/int64(r.TensorParallel))
 	}
 	e.Host = hostBytes(e, m, r)
+	if r.ActivationOffloading {
+		e.Host += activationHostBytes(e, r, actHost)
+	}
 	return nil
+}
+
+// activationHostBytes is the node's pinned host memory for offloaded
+// activations: each of the node's ranks offloads its own (torchtune's
+// OffloadActivations allocates "torch.empty_like(activation,
+// pin_memory=self.use_pin_memory, device="cpu")", use_pin_memory default
+// True), and notes what the GPU figure keeps and what moved.
+func activationHostBytes(e *Estimate, r resolved, perRank int64) int64 {
+	if r.PipelineParallel > 1 {
+		e.Notes = append(e.Notes, "activation offloading with pipeline parallelism is not modelled: activations counted on the GPU")
+		return 0
+	}
+	ranks := int64(min(r.GPUsPerNode, r.world))
+	kept := fmt.Sprintf("the last %d offloaded layer inputs in flight", offloadStash)
+	if !r.Checkpointing {
+		kept = "one layer's saved tensors in flight"
+	}
+	e.Notes = append(e.Notes, fmt.Sprintf("activation offloading: %s per rank moved to pinned host memory (× %d ranks on a node); the GPU keeps %s, the output projection's input and the loss",
+		formatGiB(perRank), ranks, kept))
+	return perRank * ranks
 }
 
 // stepTemporaries is the optimizer step's transient memory. torch's foreach

@@ -172,6 +172,16 @@ type Workload struct {
 	TargetLen int
 	// Checkpointing is full activation checkpointing (one input per layer kept).
 	Checkpointing bool
+	// ActivationOffloading moves the tensors the model's forward saves for
+	// backward to pinned host memory and brings them back in backward
+	// (torchtune's enable_activation_offloading, OffloadActivations in
+	// pytorch/torchtune torchtune/training/_activation_offloading.py @
+	// bd2a0fc; TRL's copy in trl/models/activation_offloading.py, which
+	// axolotl's activation_offloading: true uses; axolotl's "legacy" moves
+	// the checkpointed layer inputs only). The loss and the output
+	// projection stay on the GPU, and a few tensors stay in flight
+	// (offloadActivations). Training only.
+	ActivationOffloading bool
 	// Attention: default FlashAttention.
 	Attention AttentionImpl
 	// Loss: default HFDefaultLoss for decoder training (transformers'
@@ -401,6 +411,9 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 	}
 	if w.KbitFP32 && w.Kind != QLoRA {
 		errs = append(errs, errors.New("kbit fp32 upcast applies to qlora only"))
+	}
+	if w.ActivationOffloading && (w.Kind == Inference || w.Kind == Serve) {
+		errs = append(errs, errors.New("activation offloading applies to training only"))
 	}
 	if w.Kind == Serve {
 		if r.GPUMemoryUtilization == 0 {

@@ -33,6 +33,7 @@ type EstimateOptions struct {
 	MIG, FSDP                                  string
 	Config, TargetPath                         string
 	Checkpointing, OptimizerInBackward         bool
+	ActivationOffloading                       bool
 	KbitFP32                                   bool
 	EnforceEager                               bool
 	DisableHybridKVCache                       bool
@@ -107,6 +108,7 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.IntVar(&o.SeqLen, "seq-len", 0, "sequence length (default min(2048, max positions))")
 	fl.IntVar(&o.TargetLen, "target-len", 0, "encoder-decoder (T5): decoder target length; --seq-len is then the encoder input (default: --seq-len)")
 	fl.BoolVar(&o.Checkpointing, "checkpointing", false, "full activation checkpointing")
+	fl.BoolVar(&o.ActivationOffloading, "activation-offloading", false, "training: saved activations go to pinned host memory and come back in backward (torchtune enable_activation_offloading, axolotl activation_offloading); the GPU keeps the tensors in flight, the output projection's input and the loss, and host memory counts the rest")
 	fl.IntVar(&o.LoRARank, "lora-rank", 0, "LoRA rank (default 16)")
 	fl.BoolVar(&o.KbitFP32, "kbit-fp32", false, "qlora: the embeddings, lm_head and norms stay in fp32, as PEFT's prepare_model_for_kbit_training leaves them (default: 16-bit, as TRL and qlora.py cast them back)")
 	fl.IntVar(&o.TP, "tp", 1, "tensor-parallel degree")
@@ -248,7 +250,7 @@ func runEstimate(o *EstimateOptions) error {
 		EnforceEager: o.EnforceEager, DisableHybridKVCache: o.DisableHybridKVCache, ZeroStage: o.Zero, Sharding: tuner.Sharding(o.Sharding),
 		OffloadOptimizer: tuner.Device(o.OffloadOptimizer), OffloadParam: tuner.Device(o.OffloadParam),
 		DataParallel: max(o.GPUs/(o.TP*o.PP), 1), TensorParallel: o.TP, PipelineParallel: o.PP,
-		MicroBatch: o.MicroBatch, SeqLen: o.SeqLen, TargetLen: o.TargetLen, Checkpointing: o.Checkpointing, LoRARank: o.LoRARank,
+		MicroBatch: o.MicroBatch, SeqLen: o.SeqLen, TargetLen: o.TargetLen, Checkpointing: o.Checkpointing, ActivationOffloading: o.ActivationOffloading, LoRARank: o.LoRARank,
 		GPUMemoryUtilization: o.GPUMemoryUtilization, MaxModelLen: o.MaxModelLen, MaxNumSeqs: o.MaxNumSeqs,
 		KVCacheDtype: o.KVCache,
 	}

@@ -96,6 +96,9 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 		add("offload-optimizer", o.OffloadOptimizer, string(w.OffloadOptimizer), "")
 		add("offload-param", o.OffloadParam, string(w.OffloadParam), "")
 		add("checkpointing", o.Checkpointing, w.Checkpointing, "")
+		if stated("activation-offloading") {
+			add("activation-offloading", o.ActivationOffloading, w.ActivationOffloading, "")
+		}
 		add("optimizer", o.Optimizer, string(w.Optimizer), "the framework's default AdamW kernel")
 		if c, _ := tuner.OptimizerByName(o.Optimizer); c.StandIn != "" {
 			// Sized as another optimizer: the estimate rests on that stand-in.

@@ -136,14 +136,21 @@ func TestEstimateProjectTargetPath(t *testing.T) {
 	}
 }
 
-// TestEstimateProjectActivationOffloading: the model has no regime for
-// activations in host memory; the estimate says so at the project's line.
+// TestEstimateProjectActivationOffloading: the project key feeds the
+// estimate as --activation-offloading would, the input names the project's
+// line, and the GPU figure drops below the one without it.
 func TestEstimateProjectActivationOffloading(t *testing.T) {
 	dir := t.TempDir()
 	pp := write(t, dir, ".gpulint.yaml", loraProject+"    activation_offloading: true\n")
-	_, errOut, code := run(t, false, nil, "estimate", "--config", pp)
-	if code != 2 || !strings.Contains(errOut, pp+":12") || !strings.Contains(errOut, "no regime") {
-		t.Errorf("exit %d, %s", code, errOut)
+	off := estimateJSONOf(t, "estimate", "--config", pp)
+	in := off.Inputs["activation-offloading"]
+	if in.Value != true || !strings.Contains(in.From, pp+":12") {
+		t.Errorf("activation-offloading input %+v, want true from %s:12", in, pp)
+	}
+	flag := estimateJSONOf(t, "estimate", "--config", pp, "--activation-offloading=false")
+	if flag.Inputs["activation-offloading"].Source != "given" || flag.PerGPU.Total <= off.PerGPU.Total {
+		t.Errorf("--activation-offloading=false: %d (%+v), project's offloaded %d: want the flag to win and a larger total",
+			flag.PerGPU.Total, flag.Inputs["activation-offloading"], off.PerGPU.Total)
 	}
 }
 

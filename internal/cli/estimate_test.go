@@ -266,3 +266,54 @@ func TestEstimateDisableHybridKVCache(t *testing.T) {
 		t.Errorf("max concurrency %.2f with the hybrid manager, %.2f without; want the chunked layers to hold one chunk", hybrid, full)
 	}
 }
+
+// TestEstimateActivationOffloadingFlag: --activation-offloading moves the
+// saved activations off the GPU into the host need, and the input is shown
+// as given; serving refuses it.
+func TestEstimateActivationOffloadingFlag(t *testing.T) {
+	base := []string{"estimate", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "H100-80GB", "--workload", "lora",
+		"--micro-batch", "4", "--seq-len", "4096", "--checkpointing", "--loss", "chunked", "--format", "json"}
+	type out struct {
+		PerGPU struct {
+			Activations int64 `json:"activations"`
+		} `json:"per_gpu"`
+		Host *struct {
+			Need int64 `json:"need"`
+		} `json:"host"`
+		Inputs map[string]struct {
+			Value  any    `json:"value"`
+			Source string `json:"source"`
+		} `json:"inputs"`
+	}
+	get := func(args ...string) out {
+		t.Helper()
+		text, errOut, code := run(t, false, nil, args...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var o out
+		if err := json.Unmarshal([]byte(text), &o); err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	plain, off := get(base...), get(append(slices.Clone(base), "--activation-offloading")...)
+	// 27 of Llama-3.1-8B's 32 checkpointed layer inputs (bf16, h 4096,
+	// 4 × 4096 tokens) leave the GPU; five stay in flight.
+	if moved := int64(27 * 2 * 4096 * 4 * 4096); plain.PerGPU.Activations-off.PerGPU.Activations < moved {
+		t.Errorf("offloaded activations %d, without %d: want at least %d less", off.PerGPU.Activations, plain.PerGPU.Activations, moved)
+	}
+	if plain.Host != nil || off.Host == nil || off.Host.Need <= 0 {
+		t.Errorf("host without offloading %+v, with %+v: want none, then a need", plain.Host, off.Host)
+	}
+	if in := off.Inputs["activation-offloading"]; in.Value != true || in.Source != "given" {
+		t.Errorf("input %+v, want true, given", in)
+	}
+	if _, ok := plain.Inputs["activation-offloading"]; ok {
+		t.Error("activation-offloading listed though nothing stated it")
+	}
+	_, errOut, code := run(t, false, nil, "estimate", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "H100-80GB", "--workload", "serve", "--activation-offloading")
+	if code != 2 || !strings.Contains(errOut, "training only") {
+		t.Errorf("serve with --activation-offloading: exit %d, %s", code, errOut)
+	}
+}

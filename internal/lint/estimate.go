@@ -79,7 +79,7 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 	} else {
 		tw, ok = w.Tuner(t.GPUs)
 	}
-	if !ok || t.offloadsActivations(w) {
+	if !ok {
 		return tw, false
 	}
 	return t.applyStatedInputs(w, t.applyStated(w, tw)), true

@@ -61,6 +61,20 @@ gradient_checkpointing: true
 			want: tuner.Workload{Kind: tuner.LoRA, MicroBatch: 2, SeqLen: 2048, LoRARank: 32, Checkpointing: true, DataParallel: 1},
 		},
 		{
+			name: "axolotl lora with activation offloading",
+			recipe: `base_model: meta-llama/Llama-3.1-8B
+adapter: lora
+lora_r: 32
+lora_target_linear: true
+sequence_len: 2048
+micro_batch_size: 2
+bf16: auto
+gradient_checkpointing: true
+activation_offloading: true
+`,
+			want: tuner.Workload{Kind: tuner.LoRA, MicroBatch: 2, SeqLen: 2048, LoRARank: 32, Checkpointing: true, ActivationOffloading: true, DataParallel: 1},
+		},
+		{
 			name: "TRL qlora",
 			recipe: `model_name_or_path: meta-llama/Llama-3.1-8B
 torch_dtype: bfloat16

@@ -198,6 +198,11 @@ func (s *subject) trainingInputs(out map[string]finding.Input, fromFile func(str
 	default:
 		stated("micro_batch", 1, finding.SourceAssumed, "set the micro batch or targets.micro_batch")
 	}
+	if b, _ := w.Get("activation_offloading"); b == true {
+		// The recipe moves saved activations to host memory: the GPU
+		// figure rests on it (tuner.Workload.ActivationOffloading).
+		fromFile("activation_offloading", true, "activation_offloading")
+	}
 	switch m, ok := methodInFile(w); {
 	case ok:
 		fromFile("method", m, "adapter.type")

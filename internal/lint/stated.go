@@ -58,18 +58,6 @@ var statedAttention = map[string]tuner.AttentionImpl{
 	"eager": tuner.EagerAttention, "sdpa": tuner.FlashAttention, "flash": tuner.FlashAttention,
 }
 
-// offloadsActivations reports whether the project file says the script
-// moves activations to host memory while the file says nothing of it: the
-// memory model has no regime for that, so no sized verdict is given (as
-// for a recipe that says so itself).
-func (t Target) offloadsActivations(w *normalize.Workload) bool {
-	if t.Stated.ActivationOffloading == nil || !*t.Stated.ActivationOffloading {
-		return false
-	}
-	_, inFile := w.Get("activation_offloading")
-	return !inFile
-}
-
 // applyStatedInputs fills the inputs beyond seq_len, micro_batch, method and
 // model_dtype that the file leaves open with what the project file states.
 func (t Target) applyStatedInputs(w *normalize.Workload, tw tuner.Workload) tuner.Workload {
@@ -111,6 +99,11 @@ func (t Target) applyStatedInputs(w *normalize.Workload, tw tuner.Workload) tune
 	}
 	if tw.Kind == tuner.QLoRA && st.KbitFP32 != nil {
 		tw.KbitFP32 = *st.KbitFP32
+	}
+	if st.ActivationOffloading != nil && unset("activation_offloading") {
+		// The script moves saved activations to host memory
+		// (tuner.Workload.ActivationOffloading); a recipe's own key wins.
+		tw.ActivationOffloading = *st.ActivationOffloading
 	}
 	if tw.Kind == tuner.LoRA || tw.Kind == tuner.QLoRA {
 		if st.LoRARank > 0 && unset("adapter.rank") {
@@ -202,6 +195,9 @@ func (t Target) statedInputs(w *normalize.Workload, out map[string]finding.Input
 	}
 	if t.statedFSDP(w) {
 		add("fsdp", st.FSDP, "fsdp")
+	}
+	if st.ActivationOffloading != nil && unset("activation_offloading") {
+		add("activation_offloading", *st.ActivationOffloading, "activation_offloading")
 	}
 	if m, ok := methodInFile(w); st.KbitFP32 != nil && (m == "qlora" || !ok && st.Method == "qlora") {
 		add("kbit_fp32", *st.KbitFP32, "kbit_fp32")

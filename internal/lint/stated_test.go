@@ -2,8 +2,10 @@ package lint_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,14 +133,34 @@ func TestProjectGaLoreIsAssumed(t *testing.T) {
 	}
 }
 
-// TestProjectActivationOffloadingWithholdsSizing: activations in host
-// memory have no regime in the memory model, so no sized verdict.
-func TestProjectActivationOffloadingWithholdsSizing(t *testing.T) {
-	if got, _ := lintWithProject(t, projectBase+"    activation_offloading: true\n", zero3MB16); got != nil {
-		t.Errorf("vram-overcommit with activations offloaded: %s", got.Message)
+// TestProjectActivationOffloadingFeedsTheEstimate: activation_offloading
+// in the project file sizes the verdict with activations in host memory
+// (tuner.Workload.ActivationOffloading) instead of withholding it, and the
+// verdict names the project's line.
+func TestProjectActivationOffloadingFeedsTheEstimate(t *testing.T) {
+	base, _ := lintWithProject(t, projectBase+"    activation_offloading: false\n", zero3MB16)
+	got, pp := lintWithProject(t, projectBase+"    activation_offloading: true\n", zero3MB16)
+	if base == nil || got == nil {
+		t.Fatalf("vram-overcommit: without offloading %v, with %v; want both", base, got)
 	}
-	if got, _ := lintWithProject(t, projectBase+"    activation_offloading: false\n", zero3MB16); got == nil {
-		t.Error("activation_offloading: false withheld the verdict")
+	e := statedEvidence(got)["activation_offloading"]
+	if e.Value != "true" || e.Source != finding.SourceProject || e.Range == nil || e.Range.File != pp || e.Range.Start.Line != 8 {
+		t.Errorf("evidence %+v, want true from %s:8", e, pp)
+	}
+	act := func(f *finding.Finding) float64 {
+		t.Helper()
+		var v float64
+		i := strings.Index(f.Message, "activations ")
+		if i < 0 {
+			t.Fatalf("no activations in %q", f.Message)
+		}
+		if _, err := fmt.Sscanf(f.Message[i:], "activations %f GiB", &v); err != nil {
+			t.Fatalf("%q: %v", f.Message[i:], err)
+		}
+		return v
+	}
+	if a, b := act(got), act(base); a >= b/2 {
+		t.Errorf("activations offloaded %.1f GiB, on the GPU %.1f GiB: want under half", a, b)
 	}
 }
 
@@ -203,5 +225,35 @@ func TestProjectFSDPSizesARecipe(t *testing.T) {
 	e := statedEvidence(got)["fsdp"]
 	if e.Source != finding.SourceProject || e.Range == nil || e.Range.File != pp || e.Range.Start.Line != 8 {
 		t.Errorf("fsdp evidence %+v, want project at %s:8", e, pp)
+	}
+}
+
+// TestRecipeActivationOffloadingIsEvidence: a recipe that offloads its
+// activations gets a sized verdict (it had none before), and the verdict
+// names the recipe's line among its inputs.
+func TestRecipeActivationOffloadingIsEvidence(t *testing.T) {
+	dir := t.TempDir()
+	pp := filepath.Join(dir, ".gpulint.yaml")
+	if err := os.WriteFile(pp, []byte("targets:\n  - paths: [\"**\"]\n    gpu: L4\n    gpus: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := config.Load(pp, normalize.NewValidator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLinter(t, lint.Options{Project: p})
+	recipe := "base_model: meta-llama/Llama-3.1-8B\nadapter: lora\nsequence_len: 8192\nmicro_batch_size: 16\nbf16: true\n" +
+		"gradient_checkpointing: true\nactivation_offloading: true\n"
+	fr, err := l.LintBytes(context.Background(), filepath.Join(dir, "axolotl.yaml"), []byte(recipe))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(fr.Findings, func(f finding.Finding) bool { return f.Slug == "vram-overcommit" })
+	if i < 0 {
+		t.Fatalf("no vram-overcommit for an offloading recipe: %v", fr.Findings)
+	}
+	e := statedEvidence(&fr.Findings[i])["activation_offloading"]
+	if e.Value != "true" || e.Source != finding.SourceFile || e.Range == nil || e.Range.Start.Line != 7 {
+		t.Errorf("evidence %+v, want true from the recipe's line 7", e)
 	}
 }

@@ -150,8 +150,12 @@ func workload(w *normalize.Workload, gpus int, launched *normalize.Workload, fsd
 		return tw, unsized
 	}
 
+	// torchtune's enable_activation_offloading and axolotl's
+	// activation_offloading (normalize: true, "legacy" and "offload_disk"
+	// all move saved activations off the GPU) have their regime in the
+	// memory model: tuner.Workload.ActivationOffloading.
 	if b, _ := get("activation_offloading").(bool); b {
-		return tw, unsized // activations in host memory: no regime for that
+		tw.ActivationOffloading = true
 	}
 	_, hasDS := w.Get("deepspeed_config_file")
 	sharded, unsharded := false, false
@@ -386,7 +390,15 @@ func Alternatives(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom f
 		return map[string]any{"total": e.PerGPU.Total, "fits": e.PerGPU.Total <= limit}, true
 	}
 	out := map[string]any{}
-	if tw.Checkpointing {
+	// Offloading rests on checkpointing in the recipes that offer it:
+	// torchtune raises "enable_activation_offloading should only be True
+	// when enable_activation_checkpointing is True"
+	// (recipes/lora_finetune_single_device.py @ bd2a0fc), and axolotl's
+	// "legacy" and "offload_disk" patch only the checkpoint function
+	// (src/axolotl/loaders/patch_manager.py
+	// _apply_gradient_checkpointing_patches). So no run without
+	// checkpointing is offered while offloading is on.
+	if tw.Checkpointing && !tw.ActivationOffloading {
 		alt := tw
 		alt.Checkpointing = false
 		if r, ok := est(alt); ok {

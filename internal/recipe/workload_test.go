@@ -73,9 +73,18 @@ func TestWorkload(t *testing.T) {
 			ok:     true,
 		},
 		{
-			name:   "activation offloading has no regime",
+			name:   "axolotl activation offloading moves activations to the host",
 			recipe: "base_model: m\nadapter: lora\nmicro_batch_size: 1\nbf16: true\nactivation_offloading: legacy\n",
-			ok:     false,
+			want: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.BF16, MicroBatch: 1, SeqLen: 512, ActivationOffloading: true,
+				DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
+			ok: true,
+		},
+		{
+			name:   "torchtune enable_activation_offloading moves activations to the host",
+			recipe: "model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\nbatch_size: 2\ndtype: bf16\nenable_activation_checkpointing: true\nenable_activation_offloading: true\n",
+			want: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.BF16, MicroBatch: 2, Checkpointing: true, ActivationOffloading: true,
+				DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
+			ok: true,
 		},
 		{
 			name:   "a DeepSpeed config that was not found leaves the stage unknown",
@@ -313,5 +322,32 @@ func TestShardingAlternatives(t *testing.T) {
 		if _, ok := recipe.ShardingAlternatives(recipeWorkload(t, tc.recipe), tc.gpus, nil, "", tc.assumed); ok {
 			t.Errorf("%s: alternatives offered, want none", tc.name)
 		}
+	}
+}
+
+// TestAlternativesKeepCheckpointingUnderOffloading: torchtune refuses
+// activation offloading without checkpointing, so a recipe that offloads
+// gets no run without checkpointing to compare against (which
+// checkpointing-unneeded would advise).
+func TestAlternativesKeepCheckpointingUnderOffloading(t *testing.T) {
+	c, err := tuner.LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := c.Model("meta-llama/Llama-3.1-8B")
+	if !ok {
+		t.Fatal("no Llama-3.1-8B in the catalog")
+	}
+	g, ok := c.GPU("H100-80GB")
+	if !ok {
+		t.Fatal("no H100-80GB in the catalog")
+	}
+	tw := tuner.Workload{Kind: tuner.LoRA, MicroBatch: 1, SeqLen: 1024, Checkpointing: true}
+	if _, ok := recipe.Alternatives(m, g.Target(), tw, 0.1)["no_checkpointing"]; !ok {
+		t.Fatal("test premise: no no_checkpointing alternative without offloading")
+	}
+	tw.ActivationOffloading = true
+	if alt, ok := recipe.Alternatives(m, g.Target(), tw, 0.1)["no_checkpointing"]; ok {
+		t.Errorf("no_checkpointing alternative %v offered while activations are offloaded", alt)
 	}
 }

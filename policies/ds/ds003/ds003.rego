@@ -16,7 +16,7 @@
 #     Set the ZeRO stage to the lowest stage that fits (the fix does), and
 #     keep stage 3 for models that need it.
 #   kinds: [deepspeed, accelerate]
-#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, cuda_context, gpu_memory]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, cuda_context, gpu_memory, activation_offloading]
 #   fix_needs: [gpu, model, seq_len, micro_batch]
 #   since: 0.1.0
 #   fixable: true

@@ -21,7 +21,7 @@
 #     finetuning_type: lora, TRL use_peft: true, a torchtune lora_ model
 #     builder), on one GPU or data-parallel without ZeRO-3 or offload.
 #   kinds: [finetune]
-#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, kbit_fp32]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, kbit_fp32, activation_offloading]
 #   since: 0.1.0
 #   fixable: false
 #   example: |

@@ -21,7 +21,7 @@
 #     enable_activation_checkpointing: False (torchtune),
 #     checkpoint_activations: false (gpt-neox).
 #   kinds: [finetune]
-#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, kbit_fp32]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, kbit_fp32, activation_offloading]
 #   fix_needs: [gpu, model, seq_len, micro_batch]
 #   since: 0.1.0
 #   fixable: true

@@ -19,7 +19,7 @@
 #     (LLaMA-Factory), or use the lora_ model builder instead of qlora_
 #     (torchtune).
 #   kinds: [finetune]
-#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, kbit_fp32]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, kbit_fp32, activation_offloading]
 #   fix_needs: [gpu, model, seq_len, micro_batch]
 #   since: 0.1.0
 #   fixable: true

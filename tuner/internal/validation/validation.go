@@ -126,7 +126,7 @@ const (
 	llama31x8b = "meta-llama/Llama-3.1-8B-Instruct"
 	qloraMiss  = "under-predicts: in the same table the 4-bit run at micro-batch 1 needs about 2 GB more than its 16-bit twin once the 9 GB weight difference is taken out (bitsandbytes' 4-bit matmul saves its input for backward where a frozen nn.Linear does not, plus dequantization scratch); the model uses one activation formula for both"
 	pagedSpill = "the paged 8-bit AdamW state (2 B/param, 15 GiB) beside 15 GiB of bf16 weights exceeds the 24 GB card, so the run fitted only because bitsandbytes paged the state to host; the model counts it on the GPU (conservative, the planner sizes micro batches from it) and says does not fit. torch's reserved counter cannot see the state (cudaMallocManaged, outside the caching allocator), so the predicted reserved figure leaves it out (tuner Estimate.Reserved)"
-	tuneMiss   = "miss: the LoRA row's 16.2 GiB leaves only 1.2 GiB beside the 15 GiB of bf16 weights (the QLoRA row 1.9 GiB beside 5.5 GiB), less than the checkpointed layer inputs alone (1.0 GiB at batch 2 × 2048) plus the logits, so the measured run must have moved activations off the GPU (torchtune's enable_activation_offloading) or reported a peak statistic other than reserved memory; the README states neither. Targets follow recipes/configs/llama3_1/8B_qlora_single_device.yaml; the model's 4·s·b·v fp32 logits (2.0 GiB here) is also pessimistic for torchtune's chunked, compiled loss"
+	tuneMiss   = "miss: the LoRA row's 16.2 GiB leaves only 1.2 GiB beside the 15 GiB of bf16 weights (the QLoRA row 1.9 GiB beside 5.5 GiB), less than the checkpointed layer inputs alone (1.0 GiB at batch 2 × 2048) plus the logits, so the measured run must have moved activations off the GPU (torchtune's enable_activation_offloading) or reported a peak statistic other than reserved memory; the README states neither, and the configs at the commit that added the table (30b8519, Readme Updates, #1664: recipes/configs/llama3_1/8B_lora_single_device.yaml and 8B_qlora_single_device.yaml) set enable_activation_offloading: False, so the rows are not restated with it; that config's LoRA adapts q and v only, the QLoRA one q, k, v, o and the MLP. Targets follow recipes/configs/llama3_1/8B_qlora_single_device.yaml; the model's 4·s·b·v fp32 logits (2.0 GiB here) is also pessimistic for torchtune's chunked, compiled loss"
 )
 
 // gemma2KVNote says why the Gemma 2 rows compare tokens as they are.
@@ -423,6 +423,7 @@ func (c validationCase) command(knownGPU bool) string {
 		add("target-len", w.TargetLen)
 	}
 	flag("checkpointing", w.Checkpointing)
+	flag("activation-offloading", w.ActivationOffloading)
 	if w.Attention == tuner.EagerAttention {
 		add("attention", "eager")
 	}
