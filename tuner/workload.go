@@ -221,6 +221,13 @@ type Workload struct {
 	// manager off by default for chunked local attention (Llama 4) unless
 	// VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1.
 	DisableHybridKVCache bool
+	// VLLMVersion is the vLLM release that serves ("0.10.1", "v0.11.0",
+	// "0.21"); empty means the current engine. Where the accounting
+	// changed between releases the estimate follows the stated one
+	// (vllm_release.go): the dummy sampler run's sort before v0.12, CUDA
+	// graphs inside gpu_memory_utilization from v0.21, the capture sizes
+	// before v0.11, and Llama 4's hybrid KV layout off in v0.10.1-v0.12.0.
+	VLLMVersion string
 
 	// CUDAContextBytes overrides the per-process CUDA context and kernel
 	// footprint (default 512 MiB, see overhead constants). Set it only when
@@ -237,6 +244,7 @@ type resolved struct {
 	// DataParallel, or the ranks of a node under HybridShard.
 	shardDegree int
 	targets     []string
+	release     vllmRelease
 }
 
 var kindSet = map[WorkloadKind]bool{Train: true, LoRA: true, QLoRA: true, Inference: true, Serve: true}
@@ -408,6 +416,13 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 		if m.Encoder {
 			errs = append(errs, fmt.Errorf("%s is encoder-only; vLLM serving needs a decoder", m.ID))
 		}
+		rel, err := parseVLLMRelease(r.VLLMVersion)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		r.release = rel
+	} else if r.VLLMVersion != "" {
+		errs = append(errs, errors.New("a vllm version applies to serving only"))
 	}
 	if r.CUDAContextBytes < 0 {
 		errs = append(errs, errors.New("cuda context bytes must not be negative"))

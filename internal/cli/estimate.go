@@ -29,6 +29,7 @@ type EstimateOptions struct {
 	Attention, Loss, LoRATargets, Weights      string
 	PrefillLogits                              string
 	MIG, FSDP                                  string
+	VLLMVersion                                string
 	Config, TargetPath                         string
 	Checkpointing, OptimizerInBackward         bool
 	KbitFP32                                   bool
@@ -114,6 +115,7 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.IntVar(&o.MaxNumBatchedTokens, "max-num-batched-tokens", 0, "vLLM max_num_batched_tokens (default by GPU)")
 	fl.BoolVar(&o.EnforceEager, "enforce-eager", false, "vLLM enforce_eager: no CUDA graphs")
 	fl.BoolVar(&o.DisableHybridKVCache, "disable-hybrid-kv-cache-manager", false, "vLLM --disable-hybrid-kv-cache-manager: sliding-window and chunked-local layers hold full-length KV")
+	fl.StringVar(&o.VLLMVersion, "vllm-version", "", "the vLLM release that serves (X.Y.Z): its profiled sampler, CUDA-graph and KV-layout accounting (default: the current engine)")
 	fl.StringVar(&o.Format, "format", "text", "output format: text or json")
 	fl.BoolVar(&o.ListGPUs, "list-gpus", false, "list the GPU catalog and exit")
 	fl.BoolVar(&o.ListModels, "list-models", false, "list the model catalog and exit")
@@ -244,7 +246,7 @@ func runEstimate(o *EstimateOptions) error {
 		DataParallel: max(o.GPUs/(o.TP*o.PP), 1), TensorParallel: o.TP, PipelineParallel: o.PP,
 		MicroBatch: o.MicroBatch, SeqLen: o.SeqLen, Checkpointing: o.Checkpointing, LoRARank: o.LoRARank,
 		GPUMemoryUtilization: o.GPUMemoryUtilization, MaxModelLen: o.MaxModelLen, MaxNumSeqs: o.MaxNumSeqs,
-		KVCacheDtype: o.KVCache,
+		KVCacheDtype: o.KVCache, VLLMVersion: o.VLLMVersion,
 	}
 	if o.FSDP != "" {
 		normalize.FSDPStrategy(&w, o.FSDP, false)

@@ -134,6 +134,7 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 		if given("disable-hybrid-kv-cache-manager") {
 			add("disable-hybrid-kv-cache-manager", o.DisableHybridKVCache, false, "")
 		}
+		add("vllm-version", o.VLLMVersion, "current", "the current engine: CUDA graphs outside gpu_memory_utilization, no sort in the profiled sampler run")
 	}
 	add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultCUDAContextMiB), "MiB, as vLLM v0.19 measured on an H100")
 	return in
