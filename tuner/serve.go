@@ -126,7 +126,7 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	// max_num_batched_tokens and the dummy sampler run; V1 frees the forward
 	// intermediates before sampling.
 	sampler := vllmSamplerBytes(m, min(mns, mnbt))
-	if r.release.sortsInSamplerProfile() {
+	if r.release.sortsInSamplerProfile(r.VLLMFlashInferSampler) {
 		sampler = vllmSortSamplerBytes(m, min(mns, mnbt))
 	}
 	act := max(inferenceForward(m, int64(mnbt), r.TensorParallel, 2), sampler)
@@ -207,7 +207,7 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 		e.Notes = append(e.Notes, fmt.Sprintf("CUDA graphs (~%s) and the CUDA context do not fit in the %s left outside gpu_memory_utilization; lower it or set enforce_eager",
 			formatGiB(graphs), formatGiB(t.Capacity-budget)))
 	}
-	e.Notes = append(e.Notes, releaseNotes(r.release, s.GraphsInBudget, sampler, min(mns, mnbt))...)
+	e.Notes = append(e.Notes, releaseNotes(r.release, r.VLLMFlashInferSampler, s.GraphsInBudget, sampler, min(mns, mnbt))...)
 	e.Notes = append(e.Notes, kvLayoutNotes(m, layout, r.MaxModelLen, mnbt, r.BlockSize, disableHybrid)...)
 	e.PerGPU = Breakdown{Weights: weights, Activations: act, KVCache: allocated}
 	e.addOverhead("vLLM non-torch memory", nonTorch)
@@ -304,9 +304,9 @@ func formatGiB(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/float
 // releaseNotes says which release the serving estimate followed where the
 // accounting depends on it; an unstated release is named among the
 // estimate's assumed inputs instead (internal/cli estimateInputs).
-func releaseNotes(rel vllmRelease, graphsInBudget bool, sampler int64, reqs int) []string {
+func releaseNotes(rel vllmRelease, flashinfer, graphsInBudget bool, sampler int64, reqs int) []string {
 	var out []string
-	if rel.sortsInSamplerProfile() {
+	if rel.sortsInSamplerProfile(flashinfer) {
 		out = append(out, fmt.Sprintf("vLLM %s sorts the whole vocabulary in its profiled dummy sampler run over %d requests: %s of the budget", rel, reqs, formatGiB(sampler)))
 	}
 	if graphsInBudget {

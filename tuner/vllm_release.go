@@ -66,17 +66,28 @@ func (v vllmRelease) atLeast(major, minor, patch int) bool {
 // vllm/v1/worker/gpu_model_runner.py _dummy_sampler_run, v0.10-v0.11),
 // and its PyTorch path, apply_top_k_top_p in
 // vllm/v1/sample/ops/topk_topp_sampler.py, sorts the logits for any top-p.
-// FlashInfer's sampler, which does not sort, was the default only where
-// flashinfer was importable until vllm-project/vllm#26859 (v0.11.1) turned
-// it off; the logs of #23278 (v0.10.1) and #27508 (v0.11) show the sort's
-// peak. The Triton top-k/top-p kernel (vllm-project/vllm#33538, merged
-// 2026-02-02; "uses a [num_program, vocab_size] buffer ... ~80MiB") later
-// replaced the sort as the default, and the v0.19 logs the model was
+// FlashInfer's sampler, which does not sort, serves instead where
+// flashinfer is importable ("VLLM_USE_FLASHINFER_SAMPLER is not False",
+// unset meaning on) until vllm-project/vllm#26859 (v0.11.1) turned it off
+// by default; in v0.8.x only a flashinfer before 0.2.3, as the
+// vllm/vllm-openai images of that series install (0.2.1.post2 in vLLM's
+// Dockerfile), is used. So from v0.8.0 until v0.11.0 the sort happens
+// only where the install has no FlashInfer sampler (flashinfer says so:
+// Workload.VLLMFlashInferSampler); the logs of #23278 (v0.10.1) and
+// #27508 (v0.11) show the sort's peak. The Triton top-k/top-p kernel
+// (vllm-project/vllm#33538, merged 2026-02-02, "~80MiB of extra VRAM")
+// later replaced the sort as the default, and the v0.19 logs the model was
 // calibrated on show no sort. Releases v0.12 until that kernel's release
 // also sort, but which release shipped it is not pinned here, so they keep
 // the current engine's peak (an under-estimate for them).
-func (v vllmRelease) sortsInSamplerProfile() bool {
-	return v.atLeast(0, 8, 0) && v.before(0, 12, 0)
+func (v vllmRelease) sortsInSamplerProfile(flashinfer bool) bool {
+	switch {
+	case v.atLeast(0, 11, 1) && v.before(0, 12, 0):
+		return true
+	case v.atLeast(0, 8, 0) && v.before(0, 11, 1):
+		return !flashinfer
+	}
+	return false
 }
 
 // graphsInBudget reports whether the release's memory profiler captures

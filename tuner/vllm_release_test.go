@@ -50,6 +50,13 @@ func TestServeFollowsStatedRelease(t *testing.T) {
 	if v11.PerGPU.Activations != 38*logits {
 		t.Errorf("v0.11 sampler peak %d, want 38 B × %d logits", v11.PerGPU.Activations, logits)
 	}
+	// v0.8-v0.11.0 sort only without FlashInfer's sampler; v0.11.1
+	// turned that sampler off by default.
+	fi11 := est("0.11.0", Workload{VLLMFlashInferSampler: true})
+	fi111 := est("0.11.1", Workload{VLLMFlashInferSampler: true})
+	if fi11.PerGPU.Activations != 16*logits || fi111.PerGPU.Activations != 38*logits {
+		t.Errorf("with FlashInfer's sampler: v0.11.0 peak %d (want 16 B), v0.11.1 %d (want 38 B) × %d logits", fi11.PerGPU.Activations, fi111.PerGPU.Activations, logits)
+	}
 	if d := cur.Serve.KVCacheBytes - v11.Serve.KVCacheBytes; d != 22*logits {
 		t.Errorf("v0.11 leaves %d bytes less for the KV cache, want %d", d, 22*logits)
 	}

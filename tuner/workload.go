@@ -228,6 +228,12 @@ type Workload struct {
 	// graphs inside gpu_memory_utilization from v0.21, the capture sizes
 	// before v0.11, and Llama 4's hybrid KV layout off in v0.10.1-v0.12.0.
 	VLLMVersion string
+	// VLLMFlashInferSampler says the install samples with FlashInfer's
+	// top-k/top-p kernel, which v0.8.0-v0.11.0 use by default where
+	// flashinfer is importable (the vllm/vllm-openai images ship it); a
+	// pip install without flashinfer sorts the vocabulary instead, which
+	// those releases then do in their profiled sampler run.
+	VLLMFlashInferSampler bool
 
 	// CUDAContextBytes overrides the per-process CUDA context and kernel
 	// footprint (default 512 MiB, see overhead constants). Set it only when
@@ -421,8 +427,8 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 			errs = append(errs, err)
 		}
 		r.release = rel
-	} else if r.VLLMVersion != "" {
-		errs = append(errs, errors.New("a vllm version applies to serving only"))
+	} else if r.VLLMVersion != "" || r.VLLMFlashInferSampler {
+		errs = append(errs, errors.New("a vllm version and sampler apply to serving only"))
 	}
 	if r.CUDAContextBytes < 0 {
 		errs = append(errs, errors.New("cuda context bytes must not be negative"))

@@ -135,6 +135,9 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 			add("disable-hybrid-kv-cache-manager", o.DisableHybridKVCache, false, "")
 		}
 		add("vllm-version", o.VLLMVersion, "current", "the current engine: CUDA graphs outside gpu_memory_utilization, no sort in the profiled sampler run")
+		if given("flashinfer-sampler") {
+			add("flashinfer-sampler", o.FlashInferSampler, false, "")
+		}
 	}
 	add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultCUDAContextMiB), "MiB, as vLLM v0.19 measured on an H100")
 	return in

@@ -80,7 +80,9 @@ var InputNames = []string{"gpu", "gpus", "model", "seq_len", "micro_batch", "met
 	// The memory model's other inputs, recorded when the project file
 	// states them (or, for optimizer, when the model sizes it as another).
 	"optimizer", "optimizer_in_backward", "attention", "loss", "lora_rank", "lora_targets", "fsdp",
-	"cuda_context", "gpu_memory", "max_num_batched_tokens", "enforce_eager", "kbit_fp32"}
+	"cuda_context", "gpu_memory", "max_num_batched_tokens", "enforce_eager", "kbit_fp32",
+	// The vLLM release a serving container states (image tag or pip pin).
+	"vllm_version"}
 
 // Catalog is the set of loaded rules, indexed by id and slug.
 type Catalog struct {

@@ -398,6 +398,7 @@ func (c validationCase) command(knownGPU bool) string {
 	if w.VLLMVersion != "" {
 		add("vllm-version", w.VLLMVersion)
 	}
+	flag("flashinfer-sampler", w.VLLMFlashInferSampler)
 	if w.CUDAContextBytes > 0 {
 		add("cuda-context", w.CUDAContextBytes/tuner.MiB)
 	}
