@@ -69,6 +69,7 @@ func (o *EstimateOptions) applyProject(deps *lint.Deps, cat *tuner.Catalog) erro
 	set("fsdp", "fsdp", t.FSDP != "" && !given("zero"), func() { o.FSDP = t.FSDP })
 	set("max-num-batched-tokens", "max_num_batched_tokens", t.MaxNumBatchedTokens > 0, func() { o.MaxNumBatchedTokens = t.MaxNumBatchedTokens })
 	set("enforce-eager", "enforce_eager", t.EnforceEager != nil, func() { o.EnforceEager = *t.EnforceEager })
+	set("vllm-version", "vllm_version", t.VLLMVersion != "", func() { o.VLLMVersion = t.VLLMVersion })
 	set("kbit-fp32", "kbit_fp32", t.KbitFP32 != nil, func() { o.KbitFP32 = *t.KbitFP32 })
 	if t.ActivationOffloading != nil && *t.ActivationOffloading && o.Workload != "serve" && o.Workload != "inference" {
 		return &usageError{fmt.Errorf("%s states activation_offloading: the memory model has no regime for activations in host memory, so it gives no estimate", t.Where("activation_offloading"))}

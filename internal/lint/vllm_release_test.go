@@ -2,10 +2,15 @@ package lint_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/gpulint/gpulint/internal/config"
+	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/lint"
+	"github.com/gpulint/gpulint/internal/normalize"
 )
 
 // TestStatedReleaseSizesTheServer: the release a vLLM container's image
@@ -61,6 +66,60 @@ func TestStatedReleaseSizesTheServer(t *testing.T) {
 			}
 			if located != (tc.release != "") {
 				t.Errorf("vllm_version evidence present %v, want %v: %+v", located, tc.release != "", fr.Findings)
+			}
+		})
+	}
+}
+
+// TestProjectStatesVLLMRelease: a project file's targets.vllm_version sizes
+// a container that states no release, named as evidence at its line; the
+// container's own image tag wins over it.
+func TestProjectStatesVLLMRelease(t *testing.T) {
+	dir := t.TempDir()
+	pp := filepath.Join(dir, ".gpulint.yaml")
+	body := "targets:\n  - paths: [\"**\"]\n    gpu: L4\n    vllm_version: 0.11.1\n"
+	if err := os.WriteFile(pp, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := config.Load(pp, normalize.NewValidator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := func(tag string) string {
+		return "apiVersion: v1\nkind: Pod\nmetadata:\n  name: m\nspec:\n  containers:\n    - name: vllm\n      image: vllm/vllm-openai:" + tag + "\n" +
+			"      args: [\"--model\", \"meta-llama/Llama-3.1-8B-Instruct\", \"--max-model-len\", \"32768\"]\n" +
+			"      resources:\n        limits:\n          nvidia.com/gpu: 1\n"
+	}
+	for _, tc := range []struct {
+		tag      string
+		overflow bool
+		from     finding.Source
+		line     int
+	}{
+		{tag: "latest", overflow: true, from: finding.SourceProject, line: 4},
+		{tag: "v0.10.1", overflow: false, from: finding.SourceFile, line: 8},
+	} {
+		t.Run(tc.tag, func(t *testing.T) {
+			l := newLinter(t, lint.Options{Project: p})
+			fr, err := l.LintBytes(context.Background(), filepath.Join(dir, "pod.yaml"), []byte(manifest(tc.tag)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			overflow, evidence := false, false
+			for _, f := range fr.Findings {
+				overflow = overflow || f.Rule == "VLLM003"
+				for _, in := range f.Evidence {
+					if in.Name != "vllm_version" {
+						continue
+					}
+					evidence = true
+					if in.Source != tc.from || in.Range == nil || in.Range.Start.Line != tc.line {
+						t.Errorf("%s: vllm_version evidence %+v (range %+v), want source %s at line %d", f.Rule, in, in.Range, tc.from, tc.line)
+					}
+				}
+			}
+			if overflow != tc.overflow || !evidence {
+				t.Errorf("kv-cache-overflow %v (want %v), vllm_version evidence %v: %+v", overflow, tc.overflow, evidence, fr.Findings)
 			}
 		})
 	}
