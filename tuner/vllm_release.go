@@ -63,7 +63,8 @@ func (v vllmRelease) atLeast(major, minor, patch int) bool {
 // the whole vocabulary in the dummy sampler run (vllmSortSamplerBytes).
 // V1 (the default engine from v0.8.0) builds the dummy SamplingMetadata
 // with top_p 0.9 and top_k vocab − 1 (vllm-project/vllm
-// vllm/v1/worker/gpu_model_runner.py _dummy_sampler_run, v0.10-v0.11),
+// vllm/v1/worker/gpu_model_runner.py, inside profile_run in v0.8 and in
+// _dummy_sampler_run through v0.11),
 // and its PyTorch path, apply_top_k_top_p in
 // vllm/v1/sample/ops/topk_topp_sampler.py, sorts the logits for any top-p.
 // FlashInfer's sampler, which does not sort, serves instead where

@@ -224,9 +224,11 @@ type Workload struct {
 	// VLLMVersion is the vLLM release that serves ("0.10.1", "v0.11.0",
 	// "0.21"); empty means the current engine. Where the accounting
 	// changed between releases the estimate follows the stated one
-	// (vllm_release.go): the dummy sampler run's sort before v0.12, CUDA
-	// graphs inside gpu_memory_utilization from v0.21, the capture sizes
-	// before v0.11, and Llama 4's hybrid KV layout off in v0.10.1-v0.12.0.
+	// (vllm_release.go): the dummy sampler run's vocabulary sort in
+	// v0.8-v0.11 (v0.11.0 and older only without FlashInfer's sampler),
+	// CUDA graphs inside gpu_memory_utilization from v0.21, the capture
+	// sizes before v0.11, and Llama 4's hybrid KV layout off in
+	// v0.10.1-v0.12.0.
 	VLLMVersion string
 	// VLLMFlashInferSampler says the install samples with FlashInfer's
 	// top-k/top-p kernel, which v0.8.0-v0.11.0 use by default where
