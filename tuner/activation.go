@@ -445,3 +445,34 @@ func inferenceForward(m *Model, tokens int64, tp int, ab float64) int64 {
 func vllmSamplerBytes(m *Model, reqs int) int64 {
 	return int64(reqs) * int64(m.Vocab) * 16
 }
+
+// sortSamplerBytesPerLogit is the peak per logit of the dummy sampler run
+// in releases whose PyTorch top-k/top-p path sorts the vocabulary
+// (vllmRelease.sortsInSamplerProfile), while logits.sort runs:
+//
+//	2  the 16-bit logits _dummy_sampler_run still holds
+//	4  their fp32 copy (vllm/v1/sample/sampler.py "logits.to(torch.float32)")
+//	4  the sorted values and
+//	8  their int64 indices (topk_topp_sampler.py apply_top_k_top_p,
+//	   "logits_sort, logits_idx = logits.sort(dim=-1, descending=False)")
+//	8  the int64 index input PyTorch's segmented sort fills
+//	   (pytorch/pytorch aten/src/ATen/native/cuda/SortStable.cu
+//	   segmented_sort_pairs, "reverse_indices ... numel * sizeof(int64_t)",
+//	   taken for 128 or more rows of under 1,000,000 entries)
+//	12 CUB's third key and value buffers for a sort that may not overwrite
+//	   its input (NVIDIA/cccl cub dispatch_segmented_radix_sort.cuh,
+//	   "bytes needed for 3rd keys buffer" / "3rd values buffer")
+//
+// 38 bytes: for gpt-oss-120b on one H100 (1024 requests × 201088 entries)
+// 7.29 GiB, which with the 0.25 GiB of non-torch memory leaves the 1.71 and
+// −2.14 GiB of KV cache the logs of vllm-project/vllm#27508 and #23278
+// report (1.72 and −2.23 GiB by this count). The later top-p mask, its
+// softmax and the scatter back (28 bytes at most) stay below it. Fewer
+// than 128 rows take another sort path whose temporaries are not counted.
+const sortSamplerBytesPerLogit = 38
+
+// vllmSortSamplerBytes is the dummy sampler run's peak in a release that
+// sorts in it.
+func vllmSortSamplerBytes(m *Model, reqs int) int64 {
+	return int64(reqs) * int64(m.Vocab) * sortSamplerBytesPerLogit
+}

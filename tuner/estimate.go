@@ -129,6 +129,11 @@ type ServeEstimate struct {
 	// outside the utilization budget (memory-model.md §5.2). Negative means
 	// capture will run out of memory.
 	GraphHeadroom int64
+	// GraphsInBudget is set when the stated release takes the CUDA graphs
+	// out of gpu_memory_utilization's budget (v0.21 and later): the KV
+	// cache is smaller by Graphs.Bytes and GraphHeadroom counts the CUDA
+	// context only.
+	GraphsInBudget bool
 	// Graphs is the CUDA-graph pool's estimate and bounds (zero with
 	// enforce_eager).
 	Graphs CUDAGraphs

@@ -78,12 +78,12 @@ func (sp *servePlanner) utilFor(t Target) (float64, string) {
 		// range: a planner that keeps a value must be sure of it.
 		s := ev.est.Serve
 		need := t.Capacity - s.Budget - s.GraphHeadroom // CUDA context + typical graphs
-		if !sp.base.EnforceEager {
+		if !sp.base.EnforceEager && !s.GraphsInBudget {
 			need += s.Graphs.High - s.Graphs.Bytes
 		}
 		if t.Capacity-s.Budget >= need {
-			return cur, fmt.Sprintf("the configured %.2f leaves %s GiB outside the budget, room for the CUDA context and graphs (%s GiB at most)",
-				cur, gibs(t.Capacity-s.Budget), gibs(need))
+			return cur, fmt.Sprintf("the configured %.2f leaves %s GiB outside the budget, room for %s (%s GiB at most)",
+				cur, gibs(t.Capacity-s.Budget), outsideBudget(s), gibs(need))
 		}
 	}
 	ev := sp.eval(t, 1, planUtilization, 1, 0)
@@ -93,8 +93,8 @@ func (sp *servePlanner) utilFor(t Target) (float64, string) {
 	s := ev.est.Serve
 	outside := t.Capacity - s.Budget - s.GraphHeadroom // CUDA context + graphs
 	if s.GraphHeadroom >= 0 {
-		return planUtilization, fmt.Sprintf("0.90 (vLLM's default) leaves %s GiB outside the budget for the CUDA context and graphs (%s GiB)",
-			gibs(t.Capacity-s.Budget), gibs(outside))
+		return planUtilization, fmt.Sprintf("0.90 (vLLM's default) leaves %s GiB outside the budget for %s (%s GiB)",
+			gibs(t.Capacity-s.Budget), outsideBudget(s), gibs(outside))
 	}
 	pct := max((t.Capacity-outside)*100/t.Capacity, 1)
 	for ; pct > 1; pct-- {
@@ -102,8 +102,18 @@ func (sp *servePlanner) utilFor(t Target) (float64, string) {
 			break
 		}
 	}
-	return float64(pct) / 100, fmt.Sprintf("0.90 would leave %s GiB outside the budget, less than the CUDA context and graphs need (%s GiB); %.2f leaves %s GiB",
-		gibs(t.Capacity-s.Budget), gibs(outside), float64(pct)/100, gibs(t.Capacity-int64(float64(pct)/100*float64(t.Capacity))))
+	return float64(pct) / 100, fmt.Sprintf("0.90 would leave %s GiB outside the budget, less than %s need (%s GiB); %.2f leaves %s GiB",
+		gibs(t.Capacity-s.Budget), outsideBudget(s), gibs(outside), float64(pct)/100, gibs(t.Capacity-int64(float64(pct)/100*float64(t.Capacity))))
+}
+
+// outsideBudget names what must fit outside gpu_memory_utilization's
+// budget: the CUDA context, and the CUDA graphs unless the release
+// profiles them inside the budget (v0.21 and later).
+func outsideBudget(s *ServeEstimate) string {
+	if s.GraphsInBudget {
+		return "the CUDA context"
+	}
+	return "the CUDA context and graphs"
 }
 
 // largestMML is the largest multiple of planContextStep up to the model's

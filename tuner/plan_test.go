@@ -179,6 +179,12 @@ func TestMakePlanCases(t *testing.T) {
 			reasons: map[string]string{SettingGPUMemoryUtilization: "the configured 0.98 would leave only"},
 		},
 		{
+			name:    "serving: v0.21 profiles the graphs inside the budget, so a configured 0.98 is kept",
+			req:     PlanRequest{Model: llama8, GPU: h100, GPUs: 1, Current: Workload{Kind: Serve, GPUMemoryUtilization: 0.98, VLLMVersion: "0.21.0"}},
+			want:    map[string]string{SettingGPUMemoryUtilization: "0.98"},
+			reasons: map[string]string{SettingGPUMemoryUtilization: "room for the CUDA context ("},
+		},
+		{
 			name: "llama-3.1-70b serving on 8 h100: tp 4",
 			req:  PlanRequest{Model: llama70, GPU: h100, GPUs: 8, Current: Workload{Kind: Serve, TensorParallel: 2}},
 			want: map[string]string{SettingTensorParallel: "4", SettingGPUMemoryUtilization: "0.90", SettingMaxModelLen: "131072"},

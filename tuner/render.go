@@ -78,7 +78,7 @@ func RenderEstimateText(w io.Writer, e Estimate, opts RenderOptions) error {
 			s.GPUMemoryUtilization, formatGiB(s.Budget), s.MaxNumBatchedTokens, s.MaxNumSeqs, s.BlockSize)
 		fmt.Fprintf(&b, "  KV cache: %d bytes per token, %s tokens, maximum concurrency %.2fx at max_model_len %d\n",
 			s.KVBytesPerToken, thousands(s.KVCacheTokens), s.MaxConcurrency, s.MaxModelLen)
-		fmt.Fprintf(&b, "  outside the budget for the CUDA context and graphs: %s left\n", formatGiB(s.GraphHeadroom))
+		fmt.Fprintf(&b, "  outside the budget for %s: %s left\n", outsideBudget(s), formatGiB(s.GraphHeadroom))
 	}
 	switch {
 	case e.Host > 0 && e.HostCapacity == 0:

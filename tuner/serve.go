@@ -90,7 +90,8 @@ func vllmBatchDefaults(t Target) (mnbt, mns int) {
 //
 // The start-up check fails (fits = false) when no block is left or one
 // max_model_len request does not fit (§5.3). The CUDA context and CUDA graphs
-// live outside the budget; GraphHeadroom reports whether they fit.
+// live outside the budget; GraphHeadroom reports whether they fit. From
+// v0.21 (a stated VLLMVersion) the graphs come out of the budget instead.
 func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	f, err := servingWeightFormat(m, r)
 	if err != nil {
@@ -124,7 +125,11 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	// The profile run's peak is the larger of the forward pass over
 	// max_num_batched_tokens and the dummy sampler run; V1 frees the forward
 	// intermediates before sampling.
-	act := max(inferenceForward(m, int64(mnbt), r.TensorParallel, 2), vllmSamplerBytes(m, min(mns, mnbt)))
+	sampler := vllmSamplerBytes(m, min(mns, mnbt))
+	if r.release.sortsInSamplerProfile(r.VLLMFlashInferSampler) {
+		sampler = vllmSortSamplerBytes(m, min(mns, mnbt))
+	}
+	act := max(inferenceForward(m, int64(mnbt), r.TensorParallel, 2), sampler)
 	nonTorch := vllmNonTorchBytes
 	if r.TensorParallel > 1 {
 		nonTorch = tpCommBytes
@@ -140,7 +145,11 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	// max_model_len instead (quoted in vllm#51041), which for a hybrid model
 	// is a different number: KVCacheTokens stays the pool's count, and
 	// MaxConcurrency carries the other.
-	layout := vllmKVLayout(m, r.PipelineParallel, r.DisableHybridKVCache)
+	disableHybrid := r.DisableHybridKVCache
+	if r.release.chunkedHybridOff() && m.Local != nil && m.Local.Kind == ChunkedAttention {
+		disableHybrid = true
+	}
+	layout := vllmKVLayout(m, r.PipelineParallel, disableHybrid)
 	perLayer := m.kvBytesPerLayerToken(r.TensorParallel, kvB)
 	perToken := perLayer * int64(layout.groupSize*len(layout.groups))
 	kvBytes := budget - weights - act - nonTorch
@@ -151,6 +160,9 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	}
 	e.Serve = s
 	s.Graphs = vllmCUDAGraphs(m, mns, mnbt, r.TensorParallel, r.PipelineParallel)
+	if r.release.legacyCaptureRule() {
+		s.Graphs.Bytes = s.Graphs.Before11.Bytes
+	}
 	graphs := s.Graphs.Bytes
 	if r.EnforceEager {
 		graphs = 0
@@ -158,6 +170,14 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	}
 	ctx := contextBytes(r)
 	s.GraphHeadroom = t.Capacity - budget - ctx - graphs
+	if r.release.graphsInBudget() {
+		// The profiler captured the graphs before sizing the KV cache:
+		// they come out of the budget, and only the CUDA context is left
+		// outside it.
+		s.GraphsInBudget = true
+		kvBytes -= graphs
+		s.GraphHeadroom = t.Capacity - budget - ctx
+	}
 	e.Fits = true
 	blockBytes := int64(r.BlockSize) * perLayer * int64(layout.groupSize)
 	blocksPerReq := layout.requestBlocks(r.MaxModelLen, mnbt, r.BlockSize)
@@ -166,7 +186,11 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 	if kvBytes <= 0 || blockBytes <= 0 {
 		e.Fits = false
 		kvBytes = max(kvBytes, 0)
-		e.Notes = append(e.Notes, "No available memory for the cache blocks: weights, activations and non-torch memory exceed gpu_memory_utilization × capacity; raise gpu_memory_utilization, quantize, or add tensor parallelism")
+		what := "weights, activations and non-torch memory"
+		if s.GraphsInBudget {
+			what = "weights, activations, non-torch memory and CUDA graphs"
+		}
+		e.Notes = append(e.Notes, "No available memory for the cache blocks: "+what+" exceed gpu_memory_utilization × capacity; raise gpu_memory_utilization, quantize, or add tensor parallelism")
 	} else {
 		s.NumBlocks = kvBytes / blockBytes
 		s.KVCacheTokens = s.NumBlocks / int64(len(layout.groups)) * int64(r.BlockSize)
@@ -183,7 +207,8 @@ func estimateServe(e *Estimate, m *Model, t Target, r resolved) error {
 		e.Notes = append(e.Notes, fmt.Sprintf("CUDA graphs (~%s) and the CUDA context do not fit in the %s left outside gpu_memory_utilization; lower it or set enforce_eager",
 			formatGiB(graphs), formatGiB(t.Capacity-budget)))
 	}
-	e.Notes = append(e.Notes, kvLayoutNotes(m, layout, r.MaxModelLen, mnbt, r.BlockSize, r.DisableHybridKVCache)...)
+	e.Notes = append(e.Notes, releaseNotes(r.release, r.VLLMFlashInferSampler, s.GraphsInBudget, sampler, min(mns, mnbt))...)
+	e.Notes = append(e.Notes, kvLayoutNotes(m, layout, r.MaxModelLen, mnbt, r.BlockSize, disableHybrid)...)
 	e.PerGPU = Breakdown{Weights: weights, Activations: act, KVCache: allocated}
 	e.addOverhead("vLLM non-torch memory", nonTorch)
 	e.addOverhead("CUDA context", ctx)
@@ -275,3 +300,17 @@ func vllmRopeCacheBytes(m *Model, f weightFormat) int64 {
 
 // formatGiB prints bytes as GiB with two decimals.
 func formatGiB(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/float64(GiB)) }
+
+// releaseNotes says which release the serving estimate followed where the
+// accounting depends on it; an unstated release is named among the
+// estimate's assumed inputs instead (internal/cli estimateInputs).
+func releaseNotes(rel vllmRelease, flashinfer, graphsInBudget bool, sampler int64, reqs int) []string {
+	var out []string
+	if rel.sortsInSamplerProfile(flashinfer) {
+		out = append(out, fmt.Sprintf("vLLM %s sorts the whole vocabulary in its profiled dummy sampler run over %d requests: %s of the budget", rel, reqs, formatGiB(sampler)))
+	}
+	if graphsInBudget {
+		out = append(out, fmt.Sprintf("vLLM %s profiles the CUDA graphs before sizing the KV cache, so they come out of gpu_memory_utilization's budget", rel))
+	}
+	return out
+}

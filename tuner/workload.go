@@ -235,6 +235,21 @@ type Workload struct {
 	// manager off by default for chunked local attention (Llama 4) unless
 	// VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1.
 	DisableHybridKVCache bool
+	// VLLMVersion is the vLLM release that serves ("0.10.1", "v0.11.0",
+	// "0.21"); empty means the current engine. Where the accounting
+	// changed between releases the estimate follows the stated one
+	// (vllm_release.go): the dummy sampler run's vocabulary sort in
+	// v0.8-v0.11 (v0.11.0 and older only without FlashInfer's sampler),
+	// CUDA graphs inside gpu_memory_utilization from v0.21, the capture
+	// sizes before v0.11, and Llama 4's hybrid KV layout off in
+	// v0.10.1-v0.12.0.
+	VLLMVersion string
+	// VLLMFlashInferSampler says the install samples with FlashInfer's
+	// top-k/top-p kernel, which v0.8.0-v0.11.0 use by default where
+	// flashinfer is importable (the vllm/vllm-openai images ship it); a
+	// pip install without flashinfer sorts the vocabulary instead, which
+	// those releases then do in their profiled sampler run.
+	VLLMFlashInferSampler bool
 
 	// CUDAContextBytes overrides the per-process CUDA context and kernel
 	// footprint (default 512 MiB, see overhead constants). Set it only when
@@ -251,6 +266,7 @@ type resolved struct {
 	// DataParallel, or the ranks of a node under HybridShard.
 	shardDegree int
 	targets     []string
+	release     vllmRelease
 }
 
 var kindSet = map[WorkloadKind]bool{Train: true, LoRA: true, QLoRA: true, Inference: true, Serve: true}
@@ -439,6 +455,13 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 			// serving (BART, mllama); T5 never had a vLLM implementation.
 			errs = append(errs, fmt.Errorf("%s is an encoder-decoder; the serving model covers decoder-only models", m.ID))
 		}
+		rel, err := parseVLLMRelease(r.VLLMVersion)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		r.release = rel
+	} else if r.VLLMVersion != "" || r.VLLMFlashInferSampler {
+		errs = append(errs, errors.New("a vllm version and sampler apply to serving only"))
 	}
 	if r.CUDAContextBytes < 0 {
 		errs = append(errs, errors.New("cuda context bytes must not be negative"))

@@ -31,12 +31,14 @@ type EstimateOptions struct {
 	Attention, Loss, LoRATargets, Weights      string
 	PrefillLogits                              string
 	MIG, FSDP                                  string
+	VLLMVersion                                string
 	Config, TargetPath                         string
 	Checkpointing, OptimizerInBackward         bool
 	ActivationOffloading                       bool
 	KbitFP32                                   bool
 	EnforceEager                               bool
 	DisableHybridKVCache                       bool
+	FlashInferSampler                          bool
 	GPUMemoryUtilization                       float64
 	Format                                     string
 	ListGPUs, ListModels                       bool
@@ -120,6 +122,8 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.IntVar(&o.MaxNumBatchedTokens, "max-num-batched-tokens", 0, "vLLM max_num_batched_tokens (default by GPU)")
 	fl.BoolVar(&o.EnforceEager, "enforce-eager", false, "vLLM enforce_eager: no CUDA graphs")
 	fl.BoolVar(&o.DisableHybridKVCache, "disable-hybrid-kv-cache-manager", false, "vLLM --disable-hybrid-kv-cache-manager: sliding-window and chunked-local layers hold full-length KV")
+	fl.StringVar(&o.VLLMVersion, "vllm-version", "", "the vLLM release that serves (X.Y.Z): its profiled sampler, CUDA-graph and KV-layout accounting (default: the current engine)")
+	fl.BoolVar(&o.FlashInferSampler, "flashinfer-sampler", false, "vLLM samples with FlashInfer's kernel (v0.8.0-v0.11.0 where flashinfer is installed, as in the vllm/vllm-openai images): no vocabulary sort in the profiled sampler run")
 	fl.StringVar(&o.Format, "format", "text", "output format: text or json")
 	fl.BoolVar(&o.ListGPUs, "list-gpus", false, "list the GPU catalog and exit")
 	fl.BoolVar(&o.ListModels, "list-models", false, "list the model catalog and exit")
@@ -252,7 +256,7 @@ func runEstimate(o *EstimateOptions) error {
 		DataParallel: max(o.GPUs/(o.TP*o.PP), 1), TensorParallel: o.TP, PipelineParallel: o.PP,
 		MicroBatch: o.MicroBatch, SeqLen: o.SeqLen, TargetLen: o.TargetLen, Checkpointing: o.Checkpointing, ActivationOffloading: o.ActivationOffloading, LoRARank: o.LoRARank,
 		GPUMemoryUtilization: o.GPUMemoryUtilization, MaxModelLen: o.MaxModelLen, MaxNumSeqs: o.MaxNumSeqs,
-		KVCacheDtype: o.KVCache,
+		KVCacheDtype: o.KVCache, VLLMVersion: o.VLLMVersion, VLLMFlashInferSampler: o.FlashInferSampler,
 	}
 	if o.FSDP != "" {
 		normalize.FSDPStrategy(&w, o.FSDP, false)

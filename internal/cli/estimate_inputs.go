@@ -141,6 +141,10 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 		if given("disable-hybrid-kv-cache-manager") {
 			add("disable-hybrid-kv-cache-manager", o.DisableHybridKVCache, false, "")
 		}
+		add("vllm-version", o.VLLMVersion, "current", "the current engine: CUDA graphs outside gpu_memory_utilization, no sort in the profiled sampler run")
+		if given("flashinfer-sampler") {
+			add("flashinfer-sampler", o.FlashInferSampler, false, "")
+		}
 	}
 	if w.Kind == tuner.Train || w.Kind == tuner.LoRA || w.Kind == tuner.QLoRA {
 		add("cuda-context", o.CUDAContextMiB, int(tuner.DefaultTrainCUDAContextMiB), "MiB, as training steps left it in bench/gpu (H200, torch 2.11)")

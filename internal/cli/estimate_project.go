@@ -70,6 +70,7 @@ func (o *EstimateOptions) applyProject(deps *lint.Deps, cat *tuner.Catalog) erro
 	set("fsdp", "fsdp", t.FSDP != "" && !given("zero"), func() { o.FSDP = t.FSDP })
 	set("max-num-batched-tokens", "max_num_batched_tokens", t.MaxNumBatchedTokens > 0, func() { o.MaxNumBatchedTokens = t.MaxNumBatchedTokens })
 	set("enforce-eager", "enforce_eager", t.EnforceEager != nil, func() { o.EnforceEager = *t.EnforceEager })
+	set("vllm-version", "vllm_version", t.VLLMVersion != "", func() { o.VLLMVersion = t.VLLMVersion })
 	set("kbit-fp32", "kbit_fp32", t.KbitFP32 != nil, func() { o.KbitFP32 = *t.KbitFP32 })
 	set("activation-offloading", "activation_offloading", t.ActivationOffloading != nil && o.Workload != "serve" && o.Workload != "inference", func() { o.ActivationOffloading = *t.ActivationOffloading })
 	if err := o.validate(); err != nil {

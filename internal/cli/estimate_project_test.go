@@ -117,6 +117,7 @@ func TestEstimateProjectTargetPath(t *testing.T) {
     params: 7.5B
     max_num_batched_tokens: 4096
     enforce_eager: true
+    vllm_version: 0.11.1
 `)
 	got := estimateJSONOf(t, "estimate", "--config", pp, "--target-path", dir+"/serve/vllm.yaml", "--workload", "serve")
 	if got.Capacity != 24<<30 {
@@ -125,7 +126,7 @@ func TestEstimateProjectTargetPath(t *testing.T) {
 	if !strings.HasPrefix(got.Model.From, "params 7.5B, project file "+pp+":15") {
 		t.Errorf("model from %q", got.Model.From)
 	}
-	for _, name := range []string{"gpu-memory", "max-num-batched-tokens", "enforce-eager"} {
+	for _, name := range []string{"gpu-memory", "max-num-batched-tokens", "enforce-eager", "vllm-version"} {
 		if got.Inputs[name].Source != "project" {
 			t.Errorf("input %s = %+v, want from the project", name, got.Inputs[name])
 		}

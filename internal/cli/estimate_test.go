@@ -171,7 +171,7 @@ func TestEstimateInputsGivenOrAssumed(t *testing.T) {
 		{"inference", slices.Concat(common, [][2]string{{"micro-batch", "2"}, {"seq-len", "1024"}, {"weights", "bf16"},
 			{"prefill-logits", "all"}, {"kv-cache-dtype", "fp8"}})},
 		{"serve", slices.Concat(common, [][2]string{{"weights", "bf16"}, {"kv-cache-dtype", "fp8"}, {"gpu-memory-utilization", "0.85"},
-			{"max-model-len", "8192"}, {"max-num-seqs", "64"}, {"max-num-batched-tokens", "4096"}, {"enforce-eager", "true"}})},
+			{"max-model-len", "8192"}, {"max-num-seqs", "64"}, {"max-num-batched-tokens", "4096"}, {"enforce-eager", "true"}, {"vllm-version", "0.11.0"}})},
 	}
 	type input struct {
 		Value  any    `json:"value"`

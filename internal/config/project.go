@@ -92,7 +92,8 @@ type TargetRule struct {
 	// it steps inside backward, the loss implementation (hf-default,
 	// chunked, fused), LoRA rank and target modules, whether the script
 	// offloads activations to the host, the FSDP sharding strategy, vLLM's
-	// max_num_batched_tokens and enforce_eager, whether a QLoRA base keeps
+	// max_num_batched_tokens and enforce_eager, the vLLM release where the
+	// file states none (vllm_version), whether a QLoRA base keeps
 	// its unquantized parameters in fp32 (kbit_fp32), the memory of a GPU the
 	// catalog lacks (as 24GiB) and a parameter count when no model is named
 	// (as 7.5B). Zero values are unset; the pointers tell an explicit
@@ -108,6 +109,7 @@ type TargetRule struct {
 	FSDP                 string
 	MaxNumBatchedTokens  int
 	EnforceEager         *bool
+	VLLMVersion          string
 	KbitFP32             *bool
 	GPUMemory            string
 	Params               string
@@ -591,6 +593,7 @@ func readTargetInputs(tr *TargetRule, tm map[string]any) {
 	tr.FSDP = value.String(tm["fsdp"])
 	tr.MaxNumBatchedTokens = num("max_num_batched_tokens")
 	tr.EnforceEager = flag("enforce_eager")
+	tr.VLLMVersion = value.String(tm["vllm_version"])
 	tr.KbitFP32 = flag("kbit_fp32")
 	tr.GPUMemory = value.String(tm["gpu_memory"])
 	switch v := tm["params"].(type) {

@@ -125,6 +125,7 @@ func TestLoadTargetInputs(t *testing.T) {
     fsdp: shard_grad_op
     max_num_batched_tokens: 4096
     enforce_eager: true
+    vllm_version: 0.11.1
     kbit_fp32: true
 `)
 	p, err := Load(path, normalize.NewValidator())
@@ -136,7 +137,7 @@ func TestLoadTargetInputs(t *testing.T) {
 	want := TargetRule{Paths: []string{"**"}, GPU: "My-GPU", GPUMemory: "24GiB", Params: "7.5B",
 		Attention: "eager", CUDAContextMiB: 600, Optimizer: "galore-adamw", OptimizerInBackward: &f,
 		Loss: "chunked", LoRARank: 8, LoRATargets: []string{"q", "v"}, ActivationOffloading: &tr,
-		FSDP: "shard_grad_op", MaxNumBatchedTokens: 4096, EnforceEager: &tr, KbitFP32: &tr}
+		FSDP: "shard_grad_op", MaxNumBatchedTokens: 4096, EnforceEager: &tr, VLLMVersion: "0.11.1", KbitFP32: &tr}
 	ignore := cmpopts.IgnoreFields(TargetRule{}, "GPUAt", "ModelAt", "File", "At")
 	if diff := cmp.Diff(want, got, ignore); diff != "" {
 		t.Errorf("target (-want +got):\n%s", diff)
@@ -157,6 +158,7 @@ func TestLoadRejectsBadTargetInputs(t *testing.T) {
 		{"unknown optimizer", "    optimizer: lion\n", `:3:16: `},
 		{"bad size", "    gpu_memory: 24 gigs\n", `:3:17: `},
 		{"bad strategy", "    fsdp: zero3\n", `:3:11: `},
+		{"vllm release by name", "    vllm_version: latest\n", `:3:19: `},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

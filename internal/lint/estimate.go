@@ -82,7 +82,7 @@ func (t Target) tunerWorkload(w *normalize.Workload) (tuner.Workload, bool) {
 	if !ok {
 		return tw, false
 	}
-	return t.applyStatedInputs(w, t.applyStated(w, tw)), true
+	return t.applyRelease(w, t.applyStatedInputs(w, t.applyStated(w, tw))), true
 }
 
 // estimate runs the memory model for a subject's workload on its target

@@ -134,6 +134,11 @@ func (s *subject) inputs() map[string]finding.Input {
 		s.trainingInputs(out, fromFile, stated)
 	}
 	t.statedInputs(w, out)
+	if fw, _ := w.Get("framework"); t.VLLMRelease != "" && fw == "vllm" && t.GPU != nil && t.Model != nil {
+		// The release the serving estimate followed (withRelease).
+		out["vllm_version"] = finding.Input{Name: "vllm_version", Value: fmt.Sprintf("%s (%s)", t.VLLMRelease, t.VLLMReleaseFrom),
+			Source: finding.SourceFile, Range: t.VLLMReleaseAt}
+	}
 	for name, why := range s.assumed {
 		if in, ok := out[name]; ok && in.Source == finding.SourceFile {
 			in.Source, in.Settle = finding.SourceAssumed, why

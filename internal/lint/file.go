@@ -70,6 +70,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 			break
 		}
 		s.tgt.Headroom = headroom
+		s.tgt = s.withRelease(s.tgt)
 		if s.launcher != nil && s.tgt.GPUsAt != nil {
 			fr.related = append(fr.related, s.launcher.digest())
 		}

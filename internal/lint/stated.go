@@ -79,6 +79,10 @@ func (t Target) applyStatedInputs(w *normalize.Workload, tw tuner.Workload) tune
 		if st.EnforceEager != nil && unset("serve.enforce_eager") {
 			tw.EnforceEager = *st.EnforceEager
 		}
+		if st.VLLMVersion != "" && t.VLLMRelease == "" {
+			// The file's own image or pip pin wins (applyRelease).
+			tw.VLLMVersion = st.VLLMVersion
+		}
 		return tw
 	}
 	if a, ok := statedAttention[st.Attention]; ok {
@@ -172,6 +176,9 @@ func (t Target) statedInputs(w *normalize.Workload, out map[string]finding.Input
 		}
 		if st.EnforceEager != nil && unset("serve.enforce_eager") {
 			add("enforce_eager", *st.EnforceEager, "enforce_eager")
+		}
+		if st.VLLMVersion != "" && t.VLLMRelease == "" {
+			add("vllm_version", st.VLLMVersion, "vllm_version")
 		}
 		return
 	}

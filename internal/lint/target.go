@@ -61,6 +61,13 @@ type Target struct {
 	// file may leave to its script (seq_len, micro_batch, method,
 	// model_dtype, optimizer, attention, ...), each with its line.
 	Stated config.TargetRule
+	// VLLMRelease is the vLLM release the container states (its image tag
+	// or a pip pin), "" when it states none; VLLMReleaseFrom says which
+	// and VLLMReleaseAt where. The serving estimate follows it
+	// (tuner.Workload.VLLMVersion).
+	VLLMRelease     string
+	VLLMReleaseFrom string
+	VLLMReleaseAt   *finding.Range
 	// Headroom is the share of capacity a workload must leave free (the
 	// project's vram-overcommit headroom); 0 means the default.
 	Headroom float64

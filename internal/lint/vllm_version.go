@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/cmdline"
+	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/tuner"
 )
 
 // judgeRemovals holds the schema's "was removed" notes on vLLM options to
@@ -109,4 +111,43 @@ func vllmInput(c *cmdline.Command) map[string]any {
 		out["cuda_graphs_from"] = v.From
 	}
 	return out
+}
+
+// withRelease gives t the vLLM release the subject's container states, so
+// the serving estimate sizes what that release does (tuner/vllm_release.go:
+// the profiled sampler run, CUDA graphs inside the budget from v0.21, the
+// capture rule, Llama 4's KV layout). It is located at the container's
+// image for a tag, else at the command line that pins it. A container
+// that states no release keeps t as it is: the current engine.
+func (s *subject) withRelease(t Target) Target {
+	if s.argv == nil || s.argv.cmd == nil || !s.argv.cmd.Version.Known() {
+		return t
+	}
+	v := s.argv.cmd.Version
+	at := s.argv.whole
+	if strings.HasPrefix(v.From, "image ") && s.argv.path != nil && s.argv.doc < len(s.file.Docs) {
+		path := append(append([]any(nil), s.argv.path...), "image")
+		if root := s.file.Docs[s.argv.doc].Root; root != nil {
+			if n, _, matched := root.Lookup(path); n != nil && matched == len(path) {
+				at = finding.Range{File: s.file.Path, Start: n.Start, End: n.End}
+			}
+		}
+	}
+	t.VLLMRelease, t.VLLMReleaseFrom, t.VLLMReleaseAt = v.String(), v.From, &at
+	return t
+}
+
+// applyRelease passes a stated vLLM release to a vLLM serving workload.
+func (t Target) applyRelease(w *normalize.Workload, tw tuner.Workload) tuner.Workload {
+	if fw, _ := w.Get("framework"); t.VLLMRelease == "" || tw.Kind != tuner.Serve || fw != "vllm" {
+		return tw
+	}
+	tw.VLLMVersion = t.VLLMRelease
+	// The vllm/vllm-openai images install flashinfer (0.2.1.post2 in
+	// v0.8.x, which that series' sampler takes; later ones build it), so
+	// an image-stated v0.8-v0.11.0 samples with FlashInfer's kernel; a pip
+	// pin says nothing of flashinfer and keeps the PyTorch sort, the larger
+	// peak (tuner vllmRelease.sortsInSamplerProfile).
+	tw.VLLMFlashInferSampler = strings.HasPrefix(t.VLLMReleaseFrom, "image ")
+	return tw
 }

@@ -1901,6 +1901,7 @@ func planGpulintConfig() *plan.SchemaNode {
 	re1 := regexp.MustCompile("^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$")
 	re2 := regexp.MustCompile("^[0-9]+(\\.[0-9]+)?[ ]*([KMGT]i?B)$")
 	re3 := regexp.MustCompile("^[0-9]+(\\.[0-9]+)?([eE][0-9]+)?[KMBGT]?$")
+	re4 := regexp.MustCompile("^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$")
 	n0 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
 	n1 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n0}
 	f0 := &plan.SchemaField{Name: "exclude", Node: n1}
@@ -1994,11 +1995,13 @@ func planGpulintConfig() *plan.SchemaNode {
 	f40 := &plan.SchemaField{Name: "seq_len", Node: n49}
 	n50 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
 	f41 := &plan.SchemaField{Name: "target_len", Node: n50}
-	n51 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f18, "attention": f19, "cuda_context": f20, "enforce_eager": f21, "fsdp": f22, "gpu": f23, "gpu_memory": f24, "gpus": f25, "kbit_fp32": f26, "lora_rank": f27, "lora_targets": f28, "loss": f29, "max_num_batched_tokens": f30, "method": f31, "micro_batch": f32, "model": f33, "model_dtype": f34, "nodes": f35, "optimizer": f36, "optimizer_in_backward": f37, "params": f38, "paths": f39, "seq_len": f40, "target_len": f41}, Names: []string{"activation_offloading", "attention", "cuda_context", "enforce_eager", "fsdp", "gpu", "gpu_memory", "gpus", "kbit_fp32", "lora_rank", "lora_targets", "loss", "max_num_batched_tokens", "method", "micro_batch", "model", "model_dtype", "nodes", "optimizer", "optimizer_in_backward", "params", "paths", "seq_len", "target_len"}, Required: []string{"paths"}, Unknown: "error", Note: "gpulint does not read it"}
-	n52 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n51}
-	f42 := &plan.SchemaField{Name: "targets", Node: n52}
-	n53 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"exclude": f0, "fail-on": f1, "ignore": f5, "limits": f12, "policies": f13, "rules": f17, "targets": f42}, Names: []string{"exclude", "fail-on", "ignore", "limits", "policies", "rules", "targets"}, Unknown: "error", Note: "gpulint does not read it"}
-	return n53
+	n51 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string matching ^v?[0-9]+\\.[0-9]+(\\.[0-9]+)?$", Check: &plan.ValueCheck{Op: plan.CheckRegex, Re: re4}}
+	f42 := &plan.SchemaField{Name: "vllm_version", Node: n51, Want: "a vLLM release such as 0.11.1 or v0.21.0"}
+	n52 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f18, "attention": f19, "cuda_context": f20, "enforce_eager": f21, "fsdp": f22, "gpu": f23, "gpu_memory": f24, "gpus": f25, "kbit_fp32": f26, "lora_rank": f27, "lora_targets": f28, "loss": f29, "max_num_batched_tokens": f30, "method": f31, "micro_batch": f32, "model": f33, "model_dtype": f34, "nodes": f35, "optimizer": f36, "optimizer_in_backward": f37, "params": f38, "paths": f39, "seq_len": f40, "target_len": f41, "vllm_version": f42}, Names: []string{"activation_offloading", "attention", "cuda_context", "enforce_eager", "fsdp", "gpu", "gpu_memory", "gpus", "kbit_fp32", "lora_rank", "lora_targets", "loss", "max_num_batched_tokens", "method", "micro_batch", "model", "model_dtype", "nodes", "optimizer", "optimizer_in_backward", "params", "paths", "seq_len", "target_len", "vllm_version"}, Required: []string{"paths"}, Unknown: "error", Note: "gpulint does not read it"}
+	n53 := &plan.SchemaNode{Kind: plan.NodeList, Desc: "a list", Elem: n52}
+	f43 := &plan.SchemaField{Name: "targets", Node: n53}
+	n54 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"exclude": f0, "fail-on": f1, "ignore": f5, "limits": f12, "policies": f13, "rules": f17, "targets": f43}, Names: []string{"exclude", "fail-on", "ignore", "limits", "policies", "rules", "targets"}, Unknown: "error", Note: "gpulint does not read it"}
+	return n54
 }
 
 // planGpuCatalog builds the checks of the "gpu-catalog" schema.

@@ -82,7 +82,9 @@ var InputNames = []string{"gpu", "gpus", "model", "seq_len", "micro_batch", "met
 	"optimizer", "optimizer_in_backward", "attention", "loss", "lora_rank", "lora_targets", "fsdp",
 	"cuda_context", "gpu_memory", "max_num_batched_tokens", "enforce_eager", "kbit_fp32",
 	// Recorded when a recipe or the project file moves activations to host memory.
-	"activation_offloading"}
+	"activation_offloading",
+	// The vLLM release a serving container states (image tag or pip pin).
+	"vllm_version"}
 
 // Catalog is the set of loaded rules, indexed by id and slug.
 type Catalog struct {

@@ -16,7 +16,7 @@
 #     Review the proposed settings and apply them with `gpulint fix --tune`
 #     (plain `gpulint fix` never applies them).
 #   kinds: [deepspeed, accelerate, vllm, finetune]
-#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, max_num_batched_tokens, enforce_eager, kbit_fp32, activation_offloading]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, max_num_batched_tokens, enforce_eager, vllm_version, kbit_fp32, activation_offloading]
 #   fix_needs: [gpu, model, seq_len, micro_batch]
 #   since: 0.1.0
 #   fixable: true

@@ -19,7 +19,7 @@
 #     gradient accumulation to keep the global batch (in a fine-tuning
 #     recipe: per_device_train_batch_size, micro_batch_size or batch_size).
 #   kinds: [deepspeed, vllm, finetune]
-#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, max_num_batched_tokens, enforce_eager, kbit_fp32, activation_offloading]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, max_num_batched_tokens, enforce_eager, vllm_version, kbit_fp32, activation_offloading]
 #   fix_needs: [gpu, model, seq_len, micro_batch]
 #   since: 0.1.0
 #   fixable: false

@@ -19,7 +19,7 @@
 #     the micro batch or max-model-len, enable activation checkpointing, or
 #     use a larger GPU; `gpulint fix --tune` proposes a plan that fits.
 #   kinds: [deepspeed, accelerate, vllm, finetune, tgi]
-#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, max_num_batched_tokens, enforce_eager, kbit_fp32, activation_offloading]
+#   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, max_num_batched_tokens, enforce_eager, vllm_version, kbit_fp32, activation_offloading]
 #   since: 0.1.0
 #   fixable: false
 #   example: |

@@ -62,11 +62,6 @@ type validationCase struct {
 	reported  string  // "fits", "oom" (ran out of memory), "refused" (vLLM did not start) or "spilled" (ran only by paging state to host)
 	maxErr    float64 // per-row bound on |error| in percent
 	note      string
-	// verdictGap explains a verdict the model is known to get wrong for a
-	// reason outside the accounting the row tests; the row then fails if
-	// the verdict starts to agree (drop the field then), and the table
-	// marks the miss.
-	verdictGap string
 	// hostMemory is the node RAM the source states, in bytes; when set the
 	// verdict also judges the estimate's host memory against it.
 	hostMemory int64
@@ -460,6 +455,10 @@ func (c validationCase) command(knownGPU bool) string {
 	}
 	flag("enforce-eager", w.EnforceEager)
 	flag("disable-hybrid-kv-cache-manager", w.DisableHybridKVCache)
+	if w.VLLMVersion != "" {
+		add("vllm-version", w.VLLMVersion)
+	}
+	flag("flashinfer-sampler", w.VLLMFlashInferSampler)
 	if w.CUDAContextBytes > 0 {
 		add("cuda-context", w.CUDAContextBytes/tuner.MiB)
 	}
@@ -635,11 +634,8 @@ func (r *Report) Log() []string {
 func (r *Report) Problems() []string {
 	var out []string
 	for _, x := range r.rows {
-		switch {
-		case !x.verdictOK && x.c.verdictGap == "":
+		if !x.verdictOK {
 			out = append(out, fmt.Sprintf("%s: predicted fits=%v, source reports %s", x.c.id, x.predFits, x.c.reported))
-		case x.verdictOK && x.c.verdictGap != "":
-			out = append(out, fmt.Sprintf("%s: the verdict now agrees with the source; drop its verdictGap", x.c.id))
 		}
 		if x.hasMeasure && math.Abs(x.errPct) > x.c.maxErr {
 			out = append(out, fmt.Sprintf("%s: error %.1f%% exceeds the row's bound of %.0f%%", x.c.id, x.errPct, x.c.maxErr))
@@ -724,9 +720,6 @@ func renderValidationTable(r *Report) string {
 		}
 		if !r.verdictOK {
 			verdict += " ✗"
-			if r.c.verdictGap != "" {
-				verdict += " (known gap, see the note)"
-			}
 		}
 		fmt.Fprintf(&b, "| %d | `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", i+1, r.c.id, r.c.setup, r.c.gpu,
 			r.c.metric, pub, pred, errS, bound, r.c.reported, verdict)
@@ -753,9 +746,6 @@ func renderValidationTable(r *Report) string {
 		fmt.Fprintf(&b, "%d. `%s` [S%d]", i+1, r.c.id, index[r.c.source])
 		if r.c.note != "" {
 			fmt.Fprintf(&b, ": %s.", r.c.note)
-		}
-		if r.c.verdictGap != "" {
-			fmt.Fprintf(&b, " Known wrong verdict: %s.", r.c.verdictGap)
 		}
 		fmt.Fprintf(&b, "\n   Reproduce: `%s`\n", r.c.command(r.knownGPU))
 	}
