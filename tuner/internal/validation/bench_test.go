@@ -133,3 +133,15 @@ func TestErrorBandCoversValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestCaseIDsUnique: a row's id names it in the table, the notes and the
+// CLI test that reproduces it, so two rows may not share one.
+func TestCaseIDsUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range allCases() {
+		if seen[c.id] {
+			t.Errorf("two validation rows share the id %q", c.id)
+		}
+		seen[c.id] = true
+	}
+}

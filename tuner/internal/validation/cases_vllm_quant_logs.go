@@ -78,7 +78,7 @@ func vllmQuantLogCases() []validationCase {
 			model: gptOSS20b, gpu: "H100-80GB", metric: metricWeights, measured: gibf(13.47), unit: "GiB", reported: "fits", maxErr: 5,
 			workload: tuner.Workload{Kind: tuner.Serve, MaxModelLen: 16000},
 			note:     "over-predicts by 1.6%: the log lies between the unpadded (12.82 GiB) and the Marlin-padded size the estimate uses, which suggests that build ran these experts through another mxfp4 kernel on Hopper; " + marlinNote + "; " + ossKVNote},
-		{id: "vllm-gptoss-120b-h100-weights", source: llmdBench, setup: "gpt-oss-120b (mxfp4 experts), max_model_len 16000",
+		{id: "vllm-gptoss-120b-h100-weights-llmd", source: llmdBench, setup: "gpt-oss-120b (mxfp4 experts), max_model_len 16000",
 			model: gptOSS120b, gpu: "H100-80GB", metric: metricWeights, measured: gibf(64.38), unit: "GiB", reported: "fits", maxErr: 5,
 			workload: tuner.Workload{Kind: tuner.Serve, MaxModelLen: 16000},
 			note:     "over-predicts by 2.4% for the reason the 20b row gives (vllm-project/vllm#23278 logged 65.97 GiB for the same checkpoint on v0.10.1, which the padded estimate matches); the server started with 3.33 GiB of KV cache, the estimate leaves 1.97 GiB, enough for one 16000-token request, so the verdicts agree"},
