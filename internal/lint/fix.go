@@ -132,7 +132,7 @@ func (l *Linter) fixOnce(ctx context.Context, fr FileResult, tune bool) (FixOutc
 		f := fr.Findings[a.FindingIndex]
 		out.Applied = append(out.Applied, f)
 		if slices.ContainsFunc(re.Findings, func(o finding.Finding) bool {
-			return o.Rule == f.Rule && finding.PathString(o.Path) == finding.PathString(f.Path)
+			return o.Rule == f.Rule && finding.PathString(o.Path) == finding.PathString(f.Path) && !adviceAfterTune(a.Fix, o)
 		}) {
 			out.Refused = fmt.Sprintf("%s is still reported after its fix (%q); nothing written", f.Slug, a.Fix.Message)
 			out.Applied = nil
@@ -141,4 +141,12 @@ func (l *Linter) fixOnce(ctx context.Context, fr FileResult, tune bool) (FixOutc
 	}
 	out.New, out.Remaining = data, re.Findings
 	return out, nil
+}
+
+// adviceAfterTune reports whether o, found again after the tuner's fix
+// applied, is advice that fix --tune would not write (a larger micro batch
+// held back because it would change the global batch): with no tuner fix
+// on it, fixing again changes nothing, so the fix has converged.
+func adviceAfterTune(applied finding.Fix, o finding.Finding) bool {
+	return applied.Tune && !slices.ContainsFunc(o.Fixes, func(fx finding.Fix) bool { return fx.Tune })
 }
