@@ -77,17 +77,40 @@ func (l *Linter) Fix(ctx context.Context, fr FileResult, tune bool) (FixOutcome,
 }
 
 // fixOnce applies one round of fixes.
+//
+// The tuner's plan is sized on the file as it is: a rule's fix that
+// changes what the plan rests on (FT004 loading the base in 16 bits
+// instead of 4, a lower ZeRO stage) makes the plan stale, and applying
+// both leaves the re-planned TUNE finding reported after its own fix. So
+// a round with rule fixes applies only those; the tuner's fixes wait for
+// the next round, planned again on the fixed file, and what is written is
+// what the final lint accepts. maxFixRounds leaves room for that round.
 func (l *Linter) fixOnce(ctx context.Context, fr FileResult, tune bool) (FixOutcome, error) {
 	out := FixOutcome{Path: fr.Path, Old: fr.Data, New: fr.Data, Remaining: fr.Findings}
-	var cands []edit.Candidate
+	var cands, tuned []edit.Candidate
 	for i, f := range fr.Findings {
 		for _, fx := range f.Fixes {
 			if fx.Tune && !tune {
 				continue
 			}
-			cands = append(cands, edit.Candidate{FindingIndex: i, Fix: fx})
+			c := edit.Candidate{FindingIndex: i, Fix: fx}
+			if fx.Tune {
+				tuned = append(tuned, c)
+			} else {
+				cands = append(cands, c)
+			}
 			break // alternatives: at most one is applied, the first
 		}
+	}
+	// A rule fix that edits the same settings as the tuner's plan (a
+	// larger micro batch, the plan attached to vram-overcommit) waits: the
+	// plan sizes those settings together with the rest, and is applied
+	// when no other rule fix is left.
+	cands = slices.DeleteFunc(cands, func(c edit.Candidate) bool {
+		return slices.ContainsFunc(tuned, func(t edit.Candidate) bool { return edit.Conflict(c.Fix, t.Fix) })
+	})
+	if len(cands) == 0 {
+		cands = tuned
 	}
 	if len(cands) == 0 {
 		return out, nil
