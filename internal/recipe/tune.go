@@ -12,6 +12,19 @@ import (
 // keys are the keys each recipe flavour reads the tuned settings from
 // (the same table as recipe_keys in policies/lib/lib.rego); a plan writes
 // them where the recipe has them, else adds these.
+//
+// Each tool steps the optimizer once per gradient_accumulation_steps
+// micro batches, so a plan that changes the micro batch writes the
+// accumulation with it to keep their product (tuner.PlanRequest):
+// axolotl's micro_batch_size and gradient_accumulation_steps
+// (axolotl-ai-cloud/axolotl src/axolotl/utils/schemas/training.py
+// HyperparametersConfig, commit 067b021c; normalize_config derives
+// batch_size = micro_batch_size × gradient_accumulation_steps per GPU),
+// torchtune's batch_size and gradient_accumulation_steps
+// (pytorch/torchtune recipes/lora_finetune_single_device.py, commit
+// bd2a0fc7), and TrainingArguments' per_device_train_batch_size and
+// gradient_accumulation_steps, which LLaMA-Factory passes through
+// (huggingface/transformers src/transformers/training_args.py).
 var keys = map[string]map[string]string{
 	normalize.RecipeTrainer:      {"batch.micro": "per_device_train_batch_size", "batch.accumulation": "gradient_accumulation_steps", "checkpointing": "gradient_checkpointing"},
 	normalize.RecipeAxolotl:      {"batch.micro": "micro_batch_size", "batch.accumulation": "gradient_accumulation_steps", "checkpointing": "gradient_checkpointing"},
