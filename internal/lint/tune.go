@@ -37,10 +37,8 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 	// Only an accumulation the file states fixes the global batch the plan
 	// keeps; a default (1) leaves the global batch free to grow with the
 	// micro batch, which the plan's reason says.
-	if v, ok := s.work.Get("batch.accumulation"); ok && s.work.Paths["batch.accumulation"] != nil {
-		if n, ok := v.(int64); ok {
-			req.GradientAccumulation = int(n)
-		}
+	if n, ok := recipe.StatedAccumulation(s.work, s.value); ok {
+		req.GradientAccumulation = n
 	}
 	if v, ok := s.work.Get("batch.global"); ok {
 		if n, ok := v.(int64); ok {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/value"
 	"github.com/gpulint/gpulint/tuner"
 )
 
@@ -45,6 +46,32 @@ func Path(w *normalize.Workload, field string) []any {
 		return []any{k}
 	}
 	return nil
+}
+
+// StatedAccumulation is the gradient accumulation a recipe (its workload
+// w and decoded document doc) fixes: gradient_accumulation_steps where it
+// is written, else, in axolotl, the one its normalize_config derives from
+// a stated per-GPU batch_size, batch_size // micro_batch_size
+// (axolotl-ai-cloud/axolotl src/axolotl/utils/config/__init__.py, commit
+// 067b021c). ok is false when the recipe leaves the accumulation to its
+// default, so the global batch moves with the micro batch.
+func StatedAccumulation(w *normalize.Workload, doc any) (int, bool) {
+	if w.Paths["batch.accumulation"] != nil {
+		n, ok := w.Get("batch.accumulation")
+		v, isInt := n.(int64)
+		return int(v), ok && isInt && v > 0
+	}
+	if r, _ := w.Get("recipe"); r != normalize.RecipeAxolotl {
+		return 0, false
+	}
+	m, _ := doc.(map[string]any)
+	bs, ok := value.Int(m["batch_size"])
+	mb, _ := w.Get("batch.micro")
+	micro, isInt := mb.(int64)
+	if !ok || !isInt || micro < 1 || bs < micro {
+		return 0, false
+	}
+	return int(bs / micro), true
 }
 
 // TunePatch writes a plan's micro batch, accumulation and checkpointing
