@@ -105,6 +105,9 @@ type PlanRequest struct {
 	Current Workload
 	// GradientAccumulation is the configured gradient_accumulation_steps
 	// (0 = unset, which DeepSpeed treats as 1); Workload has no such field.
+	// A stated accumulation fixes the global batch even where GlobalBatch
+	// is 0: today it is Current's micro batch × accumulation × data-parallel
+	// degree, and the plan keeps that product.
 	GradientAccumulation int
 	// GlobalBatch is the configured global batch to keep (0 = not set):
 	// global = micro batch × gradient accumulation × data-parallel degree.
@@ -163,6 +166,12 @@ type Plan struct {
 	Verdict string
 	// Notes are remarks that belong to no single choice.
 	Notes []string
+	// Held are choices the plan would make but does not, because they
+	// would change the run's optimisation: a larger micro batch that fits
+	// but that no accumulation keeps at the stated global batch. Their
+	// Reason says how the global batch would change. They are advice,
+	// never in Workload.
+	Held []Choice
 }
 
 // Choice is one decision of a plan.

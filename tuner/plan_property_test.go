@@ -105,6 +105,13 @@ func checkPlanInvariants(t testing.TB, req PlanRequest, p Plan) {
 		if g := req.GlobalBatch; g > 0 && g%dp == 0 && p.GlobalBatch != g {
 			fail("global batch %d, want %d kept", p.GlobalBatch, g)
 		}
+		// A stated accumulation fixes the global batch at today's micro ×
+		// accumulation × dp; a plan keeps it.
+		if ga := req.GradientAccumulation; req.GlobalBatch == 0 && ga > 0 {
+			if g := max(req.Current.MicroBatch, 1) * ga * dp; p.GlobalBatch != g {
+				fail("global batch %d, want %d kept (micro %d × stated accumulation %d × %d)", p.GlobalBatch, g, max(req.Current.MicroBatch, 1), ga, dp)
+			}
+		}
 	case Serve:
 		s := e.Serve
 		if n := serveNeed(t, req.Model, tg, w); p.Need != n {
@@ -374,6 +381,7 @@ func TestPlanNeverMakesAFittingConfigWorse(t *testing.T) {
 									}
 									req := PlanRequest{Model: m, GPU: g, GPUs: n, Current: cur, GlobalBatch: gb, GradientAccumulation: 2}
 									p := makePlan(t, req)
+									checkPlanInvariants(t, req, p)
 									checked++
 									w := p.Workload
 									var worse []string

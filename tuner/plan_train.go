@@ -92,16 +92,20 @@ func fsdpCandidates(dp int, s Sharding, hybrid bool) []trainCand {
 
 // trainPlanner evaluates training configurations on one target.
 type trainPlanner struct {
-	m        *Model
-	target   Target
-	limit    int64
-	base     Workload
-	dp       int
-	gb, ga   int // configured global batch (0 = unset) and accumulation (≥ 1)
-	maxMB    int // micro-batch search ceiling
-	optDev   Device
-	paramDev Device
-	err      error
+	m      *Model
+	target Target
+	limit  int64
+	base   Workload
+	dp     int
+	gb, ga int // configured global batch (0 = unset) and accumulation (≥ 1)
+	// gbStated: the global batch is stated (GlobalBatch); else, with
+	// gaStated, it is today's micro × accumulation × dp, kept as gb.
+	gbStated, gaStated bool
+	curMB              int
+	maxMB              int // micro-batch search ceiling
+	optDev             Device
+	paramDev           Device
+	err                error
 }
 
 func (tp *trainPlanner) workload(c trainCand, mb int, ckpt bool) Workload {
@@ -261,6 +265,21 @@ func planTraining(req PlanRequest, headroom float64) (Plan, error) {
 	if cur.OffloadParam == NVMe {
 		tp.paramDev = NVMe
 	}
+	curMB := max(cur.MicroBatch, 1)
+	tp.curMB, tp.gbStated, tp.gaStated = curMB, tp.gb > 0, req.GradientAccumulation > 0
+	if tp.gb == 0 && tp.gaStated {
+		// A stated accumulation fixes the global batch at micro ×
+		// accumulation × data-parallel ranks (DeepSpeed derives
+		// train_batch_size so and _batch_assertion refuses any other
+		// value, microsoft/DeepSpeed deepspeed/runtime/config.py
+		// _set_batch_related_parameters, commit 063108a9, deepspeed.md
+		// §2; HF Trainer and the recipe tools step the
+		// optimizer every gradient_accumulation_steps micro batches). A
+		// larger micro batch with the same accumulation would train
+		// with a larger global batch, changing the run's optimisation,
+		// so the plan keeps the product.
+		tp.gb = curMB * tp.ga * dp
+	}
 	if tp.gb > 0 {
 		tp.maxMB = min(tp.maxMB, max(1, (tp.gb+dp-1)/dp))
 	}
@@ -278,7 +297,6 @@ func planTraining(req PlanRequest, headroom float64) (Plan, error) {
 		return Plan{}, fmt.Errorf("current workload: %w", err)
 	}
 	curFits := curEst.PerGPU.Total <= tp.limit
-	curMB := max(cur.MicroBatch, 1)
 
 	tp.base = curW
 	tp.base.Precision = prec
@@ -330,6 +348,9 @@ func planTraining(req PlanRequest, headroom float64) (Plan, error) {
 	if fits {
 		c = cands[ci]
 		bp, ckpt, microWhy, ckptWhy = tp.chooseBatch(c, floor, ckptOK)
+		if h, ok := tp.held(c, ckpt, bp); ok {
+			p.Held = append(p.Held, h)
+		}
 	} else {
 		c = cands[len(cands)-1]
 		bp = batchPick{micro: 1, accum: 1, global: tp.dp}
@@ -436,8 +457,15 @@ func (tp *trainPlanner) microReason(c trainCand, ckpt bool, maxFit int, bp batch
 		next = fmt.Sprintf("%d would need %s", maxFit+1, gibs(tp.need(c, maxFit+1, ckpt)))
 	case tp.maxMB == planMaxMicroBatch:
 		next = "the search stops at 1024 (DeepSpeed autotuner's ceiling)"
+	case !tp.gbStated:
+		next = fmt.Sprintf("the stated accumulation keeps %d samples per GPU per step (%d micro × %d accumulation)", tp.maxMB, tp.curMB, tp.ga)
 	default:
 		next = fmt.Sprintf("the global batch %d gives at most %d samples per GPU per step", tp.gb, tp.maxMB)
+	}
+	if tp.gb == 0 && bp.micro != tp.curMB {
+		// Nothing fixes the global batch: it moves with the micro batch.
+		next += fmt.Sprintf("; no gradient accumulation stated, so the global batch grows with the micro batch: %d × %d accumulation × %d data-parallel = %d (was %d)",
+			bp.micro, tp.ga, tp.dp, bp.global, tp.curMB*tp.ga*tp.dp)
 	}
 	if bp.micro == maxFit {
 		return fmt.Sprintf("largest that fits: %s; %s", at, next)
@@ -449,11 +477,35 @@ func (tp *trainPlanner) microReason(c trainCand, ckpt bool, maxFit int, bp batch
 	return fmt.Sprintf("%d: comes closest to global batch %d (largest fitting %s; %s)", bp.micro, tp.gb, at, next)
 }
 
+// held is the larger micro batch a stated accumulation rules out: when
+// micro × accumulation has no divisor above today's micro batch that fits,
+// the plan keeps the micro batch, and a larger one that fits is reported
+// as held, with the global batch it would train with.
+func (tp *trainPlanner) held(c trainCand, ckpt bool, bp batchPick) (Choice, bool) {
+	if tp.gbStated || !tp.gaStated || bp.micro != tp.curMB {
+		return Choice{}, false
+	}
+	capped := tp.maxMB
+	tp.maxMB = planMaxMicroBatch
+	fit := tp.maxMicro(c, ckpt)
+	tp.maxMB = capped
+	if fit <= bp.micro {
+		return Choice{}, false
+	}
+	limit, _ := bandLimit(tp.limit, tp.target.Capacity, tp.base.Kind)
+	why := fmt.Sprintf("%d fits (%s of %s GiB) but would change the global batch from %d to %d: gradient_accumulation_steps %d keeps micro × accumulation at %d per data-parallel rank per step, and no larger micro batch up to %d divides it",
+		fit, gibs(tp.need(c, fit, ckpt)), gibs(limit), tp.gb, fit*tp.ga*tp.dp, tp.ga, tp.gb/tp.dp, fit)
+	return Choice{SettingMicroBatch, strconv.Itoa(tp.curMB), strconv.Itoa(fit), why}, true
+}
+
 func (tp *trainPlanner) accumReason(bp batchPick) string {
 	prod := fmt.Sprintf("%d micro × %d accumulation × %d data-parallel = %d", bp.micro, bp.accum, tp.dp, bp.global)
 	switch {
 	case tp.gb == 0:
 		return fmt.Sprintf("no global batch set, accumulation kept: %s", prod)
+	case !tp.gbStated && bp.exact:
+		return fmt.Sprintf("keeps the global batch the stated accumulation gives, %d × %d = %d samples per data-parallel rank per step: %s",
+			tp.curMB, tp.ga, tp.gb/tp.dp, prod)
 	case bp.exact:
 		return fmt.Sprintf("keeps global batch %d: %s", tp.gb, prod)
 	case tp.gb%tp.dp != 0:

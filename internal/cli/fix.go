@@ -56,7 +56,10 @@ not written (run fix again); a read-only file (no write permission bits) is
 not written unless --force is given. A file that could not be written is
 named, and the run exits 3.
 --tune also applies the tuner's sizing (batch, ZeRO stage, tensor parallelism,
-MIG profile); plain fix applies rule fixes only.
+MIG profile); plain fix applies rule fixes only. The tuner's sizing is
+applied after the rule fixes and planned again on their result, so a rule
+fix that changes what it rests on (16-bit loading instead of 4-bit) cannot
+leave it stale.
 
 Each fixed file is linted again: if a fixed finding is still reported or the
 result does not parse, nothing is written for that file and the reason is

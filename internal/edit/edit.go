@@ -222,3 +222,16 @@ func overlaps(a, b finding.Edit) bool {
 	inside := func(p int, r finding.Edit) bool { return r.Start < p && p < r.End }
 	return (a.Start == a.End && inside(a.Start, b)) || (b.Start == b.End && inside(b.Start, a))
 }
+
+// Conflict reports whether two fixes edit overlapping bytes of one file,
+// so that at most one of them can be applied.
+func Conflict(a, b finding.Fix) bool {
+	for _, x := range a.Edits {
+		for _, y := range b.Edits {
+			if x.File == y.File && overlaps(x, y) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -77,17 +77,40 @@ func (l *Linter) Fix(ctx context.Context, fr FileResult, tune bool) (FixOutcome,
 }
 
 // fixOnce applies one round of fixes.
+//
+// The tuner's plan is sized on the file as it is: a rule's fix that
+// changes what the plan rests on (FT004 loading the base in 16 bits
+// instead of 4, a lower ZeRO stage) makes the plan stale, and applying
+// both leaves the re-planned TUNE finding reported after its own fix. So
+// a round with rule fixes applies only those; the tuner's fixes wait for
+// the next round, planned again on the fixed file, and what is written is
+// what the final lint accepts. maxFixRounds leaves room for that round.
 func (l *Linter) fixOnce(ctx context.Context, fr FileResult, tune bool) (FixOutcome, error) {
 	out := FixOutcome{Path: fr.Path, Old: fr.Data, New: fr.Data, Remaining: fr.Findings}
-	var cands []edit.Candidate
+	var cands, tuned []edit.Candidate
 	for i, f := range fr.Findings {
 		for _, fx := range f.Fixes {
 			if fx.Tune && !tune {
 				continue
 			}
-			cands = append(cands, edit.Candidate{FindingIndex: i, Fix: fx})
+			c := edit.Candidate{FindingIndex: i, Fix: fx}
+			if fx.Tune {
+				tuned = append(tuned, c)
+			} else {
+				cands = append(cands, c)
+			}
 			break // alternatives: at most one is applied, the first
 		}
+	}
+	// A rule fix that edits the same settings as the tuner's plan (a
+	// larger micro batch, the plan attached to vram-overcommit) waits: the
+	// plan sizes those settings together with the rest, and is applied
+	// when no other rule fix is left.
+	cands = slices.DeleteFunc(cands, func(c edit.Candidate) bool {
+		return slices.ContainsFunc(tuned, func(t edit.Candidate) bool { return edit.Conflict(c.Fix, t.Fix) })
+	})
+	if len(cands) == 0 {
+		cands = tuned
 	}
 	if len(cands) == 0 {
 		return out, nil
@@ -132,7 +155,7 @@ func (l *Linter) fixOnce(ctx context.Context, fr FileResult, tune bool) (FixOutc
 		f := fr.Findings[a.FindingIndex]
 		out.Applied = append(out.Applied, f)
 		if slices.ContainsFunc(re.Findings, func(o finding.Finding) bool {
-			return o.Rule == f.Rule && finding.PathString(o.Path) == finding.PathString(f.Path)
+			return o.Rule == f.Rule && finding.PathString(o.Path) == finding.PathString(f.Path) && !adviceAfterTune(a.Fix, o)
 		}) {
 			out.Refused = fmt.Sprintf("%s is still reported after its fix (%q); nothing written", f.Slug, a.Fix.Message)
 			out.Applied = nil
@@ -141,4 +164,12 @@ func (l *Linter) fixOnce(ctx context.Context, fr FileResult, tune bool) (FixOutc
 	}
 	out.New, out.Remaining = data, re.Findings
 	return out, nil
+}
+
+// adviceAfterTune reports whether o, found again after the tuner's fix
+// applied, is advice that fix --tune would not write (a larger micro batch
+// held back because it would change the global batch): with no tuner fix
+// on it, fixing again changes nothing, so the fix has converged.
+func adviceAfterTune(applied finding.Fix, o finding.Finding) bool {
+	return applied.Tune && !slices.ContainsFunc(o.Fixes, func(fx finding.Fix) bool { return fx.Tune })
 }

@@ -34,10 +34,11 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 	// The same headroom the memory rules use, so a rule's fix and the
 	// plan agree on what fits.
 	req := tuner.PlanRequest{Model: t.Model, GPU: t.GPU, GPUs: max(t.GPUs, 1), Nodes: t.Nodes, Current: cur, Headroom: t.headroom()}
-	if v, ok := s.work.Get("batch.accumulation"); ok {
-		if n, ok := v.(int64); ok {
-			req.GradientAccumulation = int(n)
-		}
+	// Only an accumulation the file states fixes the global batch the plan
+	// keeps; a default (1) leaves the global batch free to grow with the
+	// micro batch, which the plan's reason says.
+	if n, ok := recipe.StatedAccumulation(s.work, s.value); ok {
+		req.GradientAccumulation = n
 	}
 	if v, ok := s.work.Get("batch.global"); ok {
 		if n, ok := v.(int64); ok {
@@ -74,14 +75,32 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 		ops = append(ops, cops...)
 		parts = append(parts, fmt.Sprintf("%s %s → %s (%s)", c.Setting, c.From, c.To, c.Reason))
 	}
-	if len(ops) == 0 {
+	// A larger micro batch that only a different global batch would allow
+	// is advice: named, never written (the run's optimisation is the
+	// user's to change).
+	var held []string
+	for _, c := range plan.Held {
+		cops, ok := tuneOps(s, c, plan.Choices)
+		if !ok || len(cops) == 0 {
+			continue
+		}
+		if first == nil {
+			first = cops[0].Path
+		}
+		held = append(held, fmt.Sprintf("%s %s → %s (%s)", c.Setting, c.From, c.To, c.Reason))
+	}
+	if len(ops) == 0 && len(held) == 0 {
 		return nil
 	}
 	r, _ := l.deps.Catalog.Lookup("tuned-settings")
-	msg := fmt.Sprintf("for %d× %s: %s", req.GPUs, t.GPU.Name, strings.Join(parts, "; "))
+	sections := parts
 	if len(elsewhere) > 0 {
-		msg += "; set outside this file: " + strings.Join(elsewhere, "; ") + " (no fix: the other settings do not fit without it)"
+		sections = append(sections, "set outside this file: "+strings.Join(elsewhere, "; ")+" (no fix: the other settings do not fit without it)")
 	}
+	if len(held) > 0 {
+		sections = append(sections, "not proposed, as it changes the global batch: "+strings.Join(held, "; ")+" (change gradient_accumulation_steps with it to choose a new global batch)")
+	}
+	msg := fmt.Sprintf("for %d× %s: %s", req.GPUs, t.GPU.Name, strings.Join(sections, "; "))
 	f := l.stamp(r, finding.Finding{
 		Message: msg,
 		Range:   s.locate(first),
@@ -89,7 +108,7 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 	}, "")
 	attachEvidence(&f, r, nil, s.inputs())
 	f.Memory = memoryFor(r, s.memory)
-	if edits, err := s.edits(ops); err == nil && len(edits) > 0 && len(elsewhere) == 0 {
+	if edits, err := s.edits(ops); len(ops) > 0 && err == nil && len(edits) > 0 && len(elsewhere) == 0 {
 		f.Fixes = []finding.Fix{{Message: "apply the tuned settings", Edits: edits, Tune: true}}
 	}
 	withholdFix(&f, r, s.inputs())

@@ -6,12 +6,26 @@ import (
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/normalize"
+	"github.com/gpulint/gpulint/internal/value"
 	"github.com/gpulint/gpulint/tuner"
 )
 
 // keys are the keys each recipe flavour reads the tuned settings from
 // (the same table as recipe_keys in policies/lib/lib.rego); a plan writes
 // them where the recipe has them, else adds these.
+//
+// Each tool steps the optimizer once per gradient_accumulation_steps
+// micro batches, so a plan that changes the micro batch writes the
+// accumulation with it to keep their product (tuner.PlanRequest):
+// axolotl's micro_batch_size and gradient_accumulation_steps
+// (axolotl-ai-cloud/axolotl src/axolotl/utils/schemas/training.py
+// HyperparametersConfig, commit 067b021c; normalize_config derives
+// batch_size = micro_batch_size × gradient_accumulation_steps per GPU),
+// torchtune's batch_size and gradient_accumulation_steps
+// (pytorch/torchtune recipes/lora_finetune_single_device.py, commit
+// bd2a0fc7), and TrainingArguments' per_device_train_batch_size and
+// gradient_accumulation_steps, which LLaMA-Factory passes through
+// (huggingface/transformers src/transformers/training_args.py).
 var keys = map[string]map[string]string{
 	normalize.RecipeTrainer:      {"batch.micro": "per_device_train_batch_size", "batch.accumulation": "gradient_accumulation_steps", "checkpointing": "gradient_checkpointing"},
 	normalize.RecipeAxolotl:      {"batch.micro": "micro_batch_size", "batch.accumulation": "gradient_accumulation_steps", "checkpointing": "gradient_checkpointing"},
@@ -32,6 +46,32 @@ func Path(w *normalize.Workload, field string) []any {
 		return []any{k}
 	}
 	return nil
+}
+
+// StatedAccumulation is the gradient accumulation a recipe (its workload
+// w and decoded document doc) fixes: gradient_accumulation_steps where it
+// is written, else, in axolotl, the one its normalize_config derives from
+// a stated per-GPU batch_size, batch_size // micro_batch_size
+// (axolotl-ai-cloud/axolotl src/axolotl/utils/config/__init__.py, commit
+// 067b021c). ok is false when the recipe leaves the accumulation to its
+// default, so the global batch moves with the micro batch.
+func StatedAccumulation(w *normalize.Workload, doc any) (int, bool) {
+	if w.Paths["batch.accumulation"] != nil {
+		n, ok := w.Get("batch.accumulation")
+		v, isInt := n.(int64)
+		return int(v), ok && isInt && v > 0
+	}
+	if r, _ := w.Get("recipe"); r != normalize.RecipeAxolotl {
+		return 0, false
+	}
+	m, _ := doc.(map[string]any)
+	bs, ok := value.Int(m["batch_size"])
+	mb, _ := w.Get("batch.micro")
+	micro, isInt := mb.(int64)
+	if !ok || !isInt || micro < 1 || bs < micro {
+		return 0, false
+	}
+	return int(bs / micro), true
 }
 
 // TunePatch writes a plan's micro batch, accumulation and checkpointing
