@@ -253,9 +253,29 @@ func detectDoc(root *Node, strict bool) Kind {
 		return KindUnknown
 	}
 	if (vl >= 2 && vlStrong >= 1) || (vl >= 1 && model != nil) {
+		if podValues(root) {
+			return KindUnknown
+		}
 		return KindVLLM
 	}
 	return KindUnknown
+}
+
+// podValues reports whether a document carries a pod's scheduling keys at
+// its top level: resources with limits or requests, or a nodeSelector map.
+// Those are a Helm chart's values (model, dtype and quantization beside
+// replicaCount, resources and nodeSelector), which the chart turns into a
+// pod; `vllm serve --config` has no such options (every key becomes a
+// long option, and argparse ends the server on one it does not know:
+// FlexibleArgumentParser's --config loader, vllm-project/vllm
+// vllm/utils/argparse_utils.py @ 00da11e, reference vllm.md §1), so no
+// vLLM config file holds them.
+func podValues(root *Node) bool {
+	if r := root.Get("resources"); r != nil && r.Kind == MapNode && (r.Get("limits") != nil || r.Get("requests") != nil) {
+		return true
+	}
+	ns := root.Get("nodeSelector")
+	return ns != nil && ns.Kind == MapNode
 }
 
 // hasAnyKey reports whether n is a map with at least one of keys.
