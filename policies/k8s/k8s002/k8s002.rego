@@ -23,10 +23,10 @@
 #     only sleep or run single-process GPU tools (nvidia-smi, gpu-burn,
 #     dcgmproftester). What the container runs decides the level: a
 #     warning when its command, args or image name a multi-process GPU
-#     launcher (torchrun, deepspeed, accelerate, horovodrun, mpirun, ray,
-#     vLLM with tensor parallelism) or the resource is a distributed
-#     training job (PyTorchJob, MPIJob, TFJob, ...); info when the file does
-#     not say what runs.
+#     launcher (torchrun, deepspeed, accelerate, the TRL CLI's training
+#     commands, horovodrun, mpirun, ray, vLLM with tensor parallelism) or
+#     the resource is a distributed training job (PyTorchJob, MPIJob,
+#     TFJob, ...); info when the file does not say what runs.
 #   remediation: >-
 #     Add a volume {name: dshm, emptyDir: {medium: Memory}} to the pod and
 #     mount it at /dev/shm in the container (or set hostIPC: true).
@@ -67,8 +67,11 @@ idle(c) if {
 }
 
 # multiprocess holds when what the container runs is a multi-process GPU
-# launcher, whose ranks or workers talk through /dev/shm.
-multiprocess(c) if regex.match(`(^|[/\s])(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate launch|horovodrun|mpirun|mpiexec|ray start|all_reduce_perf|nccl-tests)([\s:]|$)`, words(c))
+# launcher, whose ranks or workers talk through /dev/shm. The TRL CLI's
+# training commands are accelerate launch: trl sft, dpo, grpo and kto hand
+# their script to accelerate's launch_command (huggingface/trl trl/cli.py @
+# 02d936cb), as reward and rloo do in later releases (docs/source/clis.md).
+multiprocess(c) if regex.match(`(^|[/\s])(torchrun|torch\.distributed\.(launch|run)|deepspeed|accelerate launch|trl (sft|dpo|grpo|kto|rloo|reward)|horovodrun|mpirun|mpiexec|ray start|all_reduce_perf|nccl-tests)([\s:]|$)`, words(c))
 
 multiprocess(c) if c.vllm.tp > 1
 
