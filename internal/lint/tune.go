@@ -98,7 +98,11 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 		sections = append(sections, "set outside this file: "+strings.Join(elsewhere, "; ")+" (no fix: the other settings do not fit without it)")
 	}
 	if len(held) > 0 {
-		sections = append(sections, "not proposed, as it changes the global batch: "+strings.Join(held, "; ")+" (change gradient_accumulation_steps with it to choose a new global batch)")
+		key := "gradient_accumulation_steps"
+		if recipe.AccumulationFromBatchSize(s.work, s.value) > 0 {
+			key = "batch_size" // axolotl derives the accumulation from it
+		}
+		sections = append(sections, "not proposed, as it changes the global batch: "+strings.Join(held, "; ")+" (change "+key+" with it to choose a new global batch)")
 	}
 	msg := fmt.Sprintf("for %d× %s: %s", req.GPUs, t.GPU.Name, strings.Join(sections, "; "))
 	f := l.stamp(r, finding.Finding{
