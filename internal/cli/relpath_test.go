@@ -51,6 +51,9 @@ spec:
       restartPolicy: Never
 `)
 	write(t, dir, "config/run.yaml", "base_model: Qwen/Qwen2.5-7B\nadapter: lora\nsequence_len: 2048\nmicro_batch_size: 4\ngradient_accumulation_steps: 2\nbf16: true\n")
+	// The project file states the sequence length the DeepSpeed file
+	// leaves to its script: its line is evidence too.
+	write(t, dir, ".gpulint.yaml", "targets:\n  - paths: [\"conf/**\"]\n    seq_len: 1024\n")
 	t.Chdir(filepath.Join(dir, "deploy"))
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
@@ -62,7 +65,7 @@ spec:
 			if stderr != "" {
 				t.Fatalf("stderr %q", stderr)
 			}
-			for _, want := range []string{"../deploy/job.yaml", "../launch/run.sh"} {
+			for _, want := range []string{"../deploy/job.yaml", "../launch/run.sh", "../.gpulint.yaml"} {
 				// A workflow annotation carries the finding's own file only.
 				if format != "github" && !strings.Contains(stdout, want) {
 					t.Errorf("no %q in\n%s", want, stdout)
