@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -325,7 +326,16 @@ func relTo(root, p string) string {
 func relativize(res *lint.Result, root string) {
 	prefix := root + string(filepath.Separator)
 	for i := range res.Files {
-		res.Files[i].Path = relTo(root, res.Files[i].Path)
+		fr := &res.Files[i]
+		fr.Path = relTo(root, fr.Path)
+		if fr.Sizing != nil && len(fr.Sizing.Related) > 0 {
+			z := *fr.Sizing
+			z.Related = slices.Clone(z.Related)
+			for j := range z.Related {
+				z.Related[j].File = relTo(root, z.Related[j].File)
+			}
+			fr.Sizing = &z
+		}
 	}
 	for i := range res.Findings {
 		f := &res.Findings[i]
@@ -333,6 +343,13 @@ func relativize(res *lint.Result, root string) {
 		f.Message = strings.ReplaceAll(f.Message, prefix, "")
 		for j := range f.Related {
 			f.Related[j].Range.File = relTo(root, f.Related[j].Range.File)
+		}
+		for j, e := range f.Evidence {
+			if e.Range != nil {
+				r := *e.Range // a range may be shared by several findings
+				r.File = relTo(root, r.File)
+				f.Evidence[j].Range = &r
+			}
 		}
 		for j := range f.Fixes {
 			for k := range f.Fixes[j].Edits {

@@ -32,10 +32,10 @@ func (s *subject) inputs() map[string]finding.Input {
 	out := map[string]finding.Input{}
 	stated := func(name string, v any, src finding.Source, settle string) {
 		in := finding.Input{Name: name, Value: fmt.Sprint(v), Source: src, Settle: settle}
-		// The inputs beyond the original four name the project file's line
-		// (statedInputs; optimizer here). gpu, gpus, model, seq_len,
-		// micro_batch, method and model_dtype name only the source.
-		if pos, ok := t.Stated.At[name]; ok && src == finding.SourceProject && name == "optimizer" {
+		// A project-file input names the line of its key under the
+		// matching targets entry (the key is the input's name), as the
+		// inputs statedInputs adds do.
+		if pos, ok := t.Stated.At[name]; ok && src == finding.SourceProject {
 			in.Range = &finding.Range{File: t.Stated.File, Start: pos, End: pos}
 		}
 		out[name] = in

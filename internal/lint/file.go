@@ -102,6 +102,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	fr.Findings, fr.ignored = proj.Filter(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)
 	finding.SplitLong(fr.Findings)
+	relativePaths(&fr)
 	return fr, nil
 }
 

@@ -95,16 +95,3 @@ func (l *Linter) recipeSizing(ctx context.Context, target, manifest string) (*Si
 	z.Related = slices.Clone(z.Related)
 	return &z, append(slices.Clone(fr.related), relatedFile{Path: target, Sum: sha256.Sum256(data)})
 }
-
-// displayPath renders target as the user would see it beside the linted
-// file written as path (absolute abs): relative when path was.
-func displayPath(path, abs, target string) string {
-	if filepath.IsAbs(path) {
-		return target
-	}
-	rel, err := filepath.Rel(filepath.Dir(abs), target)
-	if err != nil {
-		return target
-	}
-	return filepath.Join(filepath.Dir(path), rel)
-}

@@ -182,6 +182,35 @@ func (w *Workload) setBool(field string, doc any, keys ...string) (bool, bool) {
 	return false, false
 }
 
+// axolotlAccumulation reads the gradient accumulation an axolotl recipe
+// states through batch_size when it writes no gradient_accumulation_steps:
+// axolotl derives gradient_accumulation_steps = batch_size //
+// micro_batch_size (normalize_config in
+// axolotl-ai-cloud/axolotl src/axolotl/utils/config/__init__.py, commit
+// 00ce8882; batch_size and micro_batch_size, the latter defaulting to 1,
+// are HyperparametersConfig fields of src/axolotl/utils/schemas/training.py,
+// commit 002a637c, and check_gas_bsz in utils/schemas/validation.py
+// refuses a recipe that sets both). The accumulation's provenance is
+// batch_size, the key that states it. A batch_size below the micro batch
+// derives no accumulation (axolotl would get 0) and is left to the schema.
+func axolotlAccumulation(w *Workload, doc any, flavour string) bool {
+	if flavour != RecipeAxolotl {
+		return false
+	}
+	v, ok := lookup(doc, "batch_size")
+	if !ok {
+		return false
+	}
+	bs, ok := value.Int(v)
+	m, _ := w.get("batch.micro")
+	micro, isInt := m.(int64)
+	if !ok || !isInt || micro < 1 || bs < micro {
+		return false
+	}
+	w.set("batch.accumulation", bs/micro, p("batch_size"))
+	return true
+}
+
 func pathOf(keys []string) []any {
 	out := make([]any, len(keys))
 	for i, k := range keys {
@@ -215,7 +244,7 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 	if !w.setInt("batch.micro", doc, microKey) {
 		w.set("batch.micro", microDefault, p())
 	}
-	if !w.setInt("batch.accumulation", doc, "gradient_accumulation_steps") {
+	if !w.setInt("batch.accumulation", doc, "gradient_accumulation_steps") && !axolotlAccumulation(w, doc, flavour) {
 		w.set("batch.accumulation", int64(1), p())
 	}
 

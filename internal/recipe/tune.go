@@ -48,30 +48,36 @@ func Path(w *normalize.Workload, field string) []any {
 	return nil
 }
 
-// StatedAccumulation is the gradient accumulation a recipe (its workload
-// w and decoded document doc) fixes: gradient_accumulation_steps where it
-// is written, else, in axolotl, the one its normalize_config derives from
-// a stated per-GPU batch_size, batch_size // micro_batch_size
-// (axolotl-ai-cloud/axolotl src/axolotl/utils/config/__init__.py, commit
-// 067b021c). ok is false when the recipe leaves the accumulation to its
-// default, so the global batch moves with the micro batch.
-func StatedAccumulation(w *normalize.Workload, doc any) (int, bool) {
-	if w.Paths["batch.accumulation"] != nil {
-		n, ok := w.Get("batch.accumulation")
-		v, isInt := n.(int64)
-		return int(v), ok && isInt && v > 0
-	}
-	if r, _ := w.Get("recipe"); r != normalize.RecipeAxolotl {
+// StatedAccumulation is the gradient accumulation a recipe's workload w
+// fixes: gradient_accumulation_steps where it is written, or, in axolotl,
+// the one derived from a stated batch_size (the normaliser reads it,
+// axolotlAccumulation). ok is false when the recipe leaves the
+// accumulation to its default, so the global batch moves with the micro
+// batch.
+func StatedAccumulation(w *normalize.Workload) (int, bool) {
+	if w.Paths["batch.accumulation"] == nil {
 		return 0, false
+	}
+	n, ok := w.Get("batch.accumulation")
+	v, isInt := n.(int64)
+	return int(v), ok && isInt && v > 0
+}
+
+// AccumulationFromBatchSize reports the axolotl batch_size that states
+// the recipe's accumulation (batch_size // micro_batch_size), 0 when the
+// accumulation is written as gradient_accumulation_steps or left to its
+// default. A plan that keeps micro × accumulation writes only the micro
+// batch there: axolotl derives the accumulation again, and a written
+// gradient_accumulation_steps beside batch_size is refused (check_gas_bsz,
+// axolotl-ai-cloud/axolotl src/axolotl/utils/schemas/validation.py).
+func AccumulationFromBatchSize(w *normalize.Workload, doc any) int64 {
+	p := w.Paths["batch.accumulation"]
+	if r, _ := w.Get("recipe"); r != normalize.RecipeAxolotl || len(p) != 1 || p[0] != "batch_size" {
+		return 0
 	}
 	m, _ := doc.(map[string]any)
-	bs, ok := value.Int(m["batch_size"])
-	mb, _ := w.Get("batch.micro")
-	micro, isInt := mb.(int64)
-	if !ok || !isInt || micro < 1 || bs < micro {
-		return 0, false
-	}
-	return int(bs / micro), true
+	bs, _ := value.Int(m["batch_size"])
+	return bs
 }
 
 // TunePatch writes a plan's micro batch, accumulation and checkpointing

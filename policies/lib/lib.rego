@@ -127,6 +127,28 @@ recipe_path(field) := p if {
 	count(p) > 0
 } else := recipe_keys[input.workload.recipe][field]
 
+# accumulation_from_batch_size is the batch_size an axolotl recipe states
+# its accumulation with (the normaliser derives gradient_accumulation_steps
+# = batch_size // micro_batch_size, as axolotl's normalize_config does):
+# a fix then writes the micro batch alone, since axolotl refuses
+# gradient_accumulation_steps beside batch_size (check_gas_bsz).
+accumulation_from_batch_size := bs if {
+	input.workload.recipe == "axolotl"
+	input.paths["batch.accumulation"] == ["batch_size"]
+	bs := input.doc.batch_size
+	is_number(bs)
+}
+
+# recipe_label names a recipe's workload field in a message: the key it is
+# read from, or how axolotl derives the accumulation from batch_size.
+recipe_label(field) := "gradient_accumulation_steps (batch_size // micro_batch_size)" if {
+	field == "batch.accumulation"
+	accumulation_from_batch_size
+} else := k if {
+	p := recipe_path(field)
+	k := p[count(p) - 1]
+}
+
 # Fine-tuning advice comes one change at a time, so the fixes compose
 # (gpulint fix re-lints between rounds): first a 4-bit base the GPU does
 # not need (quantized-base-on-large-gpu), then activation checkpointing

@@ -145,7 +145,7 @@ findings contains f if {
 	dv != rv
 	rk := lib.recipe_path(sprintf("batch.%s", [field]))
 	f := lib.with_related(
-		lib.finding(rk, sprintf("%s is %d but %s is %d in %s: %s", [rk[count(rk) - 1], rv, dk, dv, ds.file, mismatch])),
+		lib.finding(rk, sprintf("%s is %d but %s is %d in %s: %s", [lib.recipe_label(sprintf("batch.%s", [field])), rv, dk, dv, ds.file, mismatch])),
 		[{"ref": "deepspeed", "path": ds.paths[sprintf("batch.%s", [field])], "message": sprintf("%s %d in %s", [dk, dv, ds.file])}],
 	)
 }
@@ -161,9 +161,8 @@ findings contains f if {
 	w := world
 	g != (m * a) * w
 	mk := lib.recipe_path("batch.micro")
-	ak := lib.recipe_path("batch.accumulation")
 	f := lib.with_gpus_related(lib.with_related(
-		lib.finding(mk, sprintf("train_batch_size is %d in %s but %s %d × %s %d × %s = %d: %s", [g, ds.file, mk[count(mk) - 1], m, ak[count(ak) - 1], a, gpus(w), (m * a) * w, mismatch])),
+		lib.finding(mk, sprintf("train_batch_size is %d in %s but %s %d × %s %d × %s = %d: %s", [g, ds.file, mk[count(mk) - 1], m, lib.recipe_label("batch.accumulation"), a, gpus(w), (m * a) * w, mismatch])),
 		[{"ref": "deepspeed", "path": ds.paths["batch.global"], "message": sprintf("train_batch_size %d in %s", [g, ds.file])}],
 	))
 }

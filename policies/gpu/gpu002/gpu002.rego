@@ -116,13 +116,32 @@ findings contains f if {
 	new_micro := largest_divisor_step(micro, acc, fit)
 	new_micro > micro
 	mk := lib.recipe_path("batch.micro")
-	ak := lib.recipe_path("batch.accumulation")
-	f := lib.with_fix(
+	f := recipe_batch_fix(
 		lib.with_gpus_related(lib.finding(mk, sprintf(
 			"%s is %d but %s holds a micro batch of %d for this model (%s); gradient accumulation (%d steps) is doing serially what the GPU could do at once",
 			[mk[count(mk) - 1], micro, lib.gpu_name, fit, input.estimate.summary, acc],
 		))),
-		sprintf("set %s to %d and %s to %d%s", [mk[count(mk) - 1], new_micro, ak[count(ak) - 1], acc / (new_micro / micro), kept_note(micro, acc, new_micro, fit)]),
-		[lib.set_op(mk, new_micro), lib.set_op(ak, acc / (new_micro / micro))],
+		mk, micro, acc, new_micro, fit,
 	)
+}
+
+# recipe_batch_fix writes the larger micro batch and the accumulation that
+# keeps the global batch; where axolotl derives the accumulation from
+# batch_size, the micro batch alone (batch_size keeps micro × accumulation
+# when it is a multiple of the micro batch).
+recipe_batch_fix(f, mk, micro, acc, new_micro, fit) := lib.with_fix(
+	f,
+	sprintf("set %s to %d; axolotl then derives gradient_accumulation_steps %d from batch_size %d%s", [mk[count(mk) - 1], new_micro, acc / (new_micro / micro), bs, kept_note(micro, acc, new_micro, fit)]),
+	[lib.set_op(mk, new_micro)],
+) if {
+	bs := lib.accumulation_from_batch_size
+	bs == micro * acc
+} else := f if {
+	lib.accumulation_from_batch_size
+} else := lib.with_fix(
+	f,
+	sprintf("set %s to %d and %s to %d%s", [mk[count(mk) - 1], new_micro, ak[count(ak) - 1], acc / (new_micro / micro), kept_note(micro, acc, new_micro, fit)]),
+	[lib.set_op(mk, new_micro), lib.set_op(ak, acc / (new_micro / micro))],
+) if {
+	ak := lib.recipe_path("batch.accumulation")
 }
