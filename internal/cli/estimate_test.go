@@ -142,8 +142,8 @@ func TestEstimateSharding(t *testing.T) {
 		{[]string{"--sharding", "fsdp2"}, true, false},
 	} {
 		got := overheads(tc.flags...)
-		if has(got, "FSDP prefetch") != tc.fsdp || has(got, "ZeRO-3 prefetch") != tc.zero3 {
-			t.Errorf("%v: overheads %q, want FSDP prefetch %v, ZeRO-3 prefetch %v", tc.flags, got, tc.fsdp, tc.zero3)
+		if has(got, "FSDP prefetch") != tc.fsdp || has(got, "ZeRO-3 gathered parameters") != tc.zero3 {
+			t.Errorf("%v: overheads %q, want FSDP prefetch %v, ZeRO-3 gathered parameters %v", tc.flags, got, tc.fsdp, tc.zero3)
 		}
 	}
 	if _, errOut, code := run(t, false, nil, append(slices.Clone(base), "--sharding", "megatron")...); code != 2 || !strings.Contains(errOut, "--sharding") {
