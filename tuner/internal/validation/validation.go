@@ -276,6 +276,7 @@ func allCases() []validationCase {
 		hybridKVCases(),
 		shardedTrainingCases(),
 		t5Cases(),
+		zero3LiveCases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
