@@ -106,6 +106,21 @@ func defaultZeROParamCache() zeroParamCache {
 	return zeroParamCache{maxLive: zeroMaxLiveParams, prefetchBucket: zeroPrefetchBucketElems, reuseDistance: zeroMaxReuseDistance}
 }
 
+// zeroParamCacheOf is the workload's settings, DeepSpeed's defaults where
+// it states none; stated says whether any was stated.
+func zeroParamCacheOf(w Workload) (c zeroParamCache, stated bool) {
+	c = defaultZeROParamCache()
+	for _, s := range []struct {
+		v  *int64
+		to *int64
+	}{{w.ZeRO3MaxLiveParams, &c.maxLive}, {w.ZeRO3PrefetchBucket, &c.prefetchBucket}, {w.ZeRO3MaxReuseDistance, &c.reuseDistance}} {
+		if s.v != nil && *s.v >= 0 {
+			*s.to, stated = *s.v, true
+		}
+	}
+	return c, stated
+}
+
 // extraGathered is how many parameters a ZeRO-3 rank holds gathered at
 // the activation peak beyond the module in use (the largest layer, counted
 // with the weights), for perRank parameters per model-parallel rank.

@@ -240,3 +240,35 @@ func TestZeROOffloadFrozenBaseHasNoGradients(t *testing.T) {
 		t.Errorf("LoRA under ZeRO-3 offload: %d bytes of gradients, want 0", g)
 	}
 }
+
+// TestZeROStatedParamCache: the settings a DeepSpeed config states replace
+// the defaults in the gathered-parameter count, and the overhead line says
+// which it used.
+func TestZeROStatedParamCache(t *testing.T) {
+	m := mustModel(t, testCatalog(t), "meta-llama/Llama-3.1-8B")
+	big := CapacityTarget("huge", 1<<50)
+	line := func(w Workload) OverheadItem {
+		t.Helper()
+		e := estimate(t, m, big, w)
+		for _, o := range e.Overheads {
+			if strings.HasPrefix(o.Name, "ZeRO-3 gathered parameters") {
+				return o
+			}
+		}
+		return OverheadItem{} // a line of no bytes is left out
+	}
+	w := Workload{Kind: Train, Precision: BF16, ZeroStage: 3, DataParallel: 8}
+	if o := line(w); o.Bytes != 2*zeroMaxLiveParams || !strings.Contains(o.Name, "DeepSpeed's defaults") {
+		t.Errorf("unstated: %q %d bytes, want 1e9 bf16 named as DeepSpeed's defaults", o.Name, o.Bytes)
+	}
+	live := int64(100_000_000)
+	w.ZeRO3MaxLiveParams = &live
+	if o := line(w); o.Bytes != 2*live || !strings.Contains(o.Name, "max_live 1e8") || strings.Contains(o.Name, "defaults") {
+		t.Errorf("max_live 1e8 stated: %q %d bytes, want %d", o.Name, o.Bytes, 2*live)
+	}
+	zero := int64(0)
+	w.ZeRO3PrefetchBucket = &zero // no prefetch: only the reuse window, none for Llama 3.1 8B
+	if o := line(w); o.Bytes != 0 {
+		t.Errorf("prefetch off: %q %d bytes, want 0", o.Name, o.Bytes)
+	}
+}

@@ -277,7 +277,11 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 			if gatheredElem == 0 {
 				gatheredElem = sb.gathered
 			}
-			extra, by := defaultZeROParamCache().gathered(m, P/shard, r.TensorParallel)
+			c, stated := zeroParamCacheOf(r.Workload)
+			extra, by := c.gathered(m, P/shard, r.TensorParallel)
+			if !stated {
+				by += ", DeepSpeed's defaults"
+			}
 			e.addOverhead("ZeRO-3 gathered parameters ("+by+")", int64(gatheredElem*float64(extra)))
 		}
 	}
