@@ -14,9 +14,14 @@ import "github.com/gpulint/gpulint/tuner"
 // error band (tuner.UnderPrediction) allows no under-prediction. The
 // plain-PyTorch mt0-xxl LoRA row over-predicts its activations, so the
 // gap is in the gathered parameters, about 4e9 fp32 elements against the
-// model's 2e9; the DeepSpeed release of early 2023 may have held more than
-// the coordinator of 00a31c99 allows. Until that is read in that release's
-// source, a row would either break the band or fit a constant to it. The
+// model's 2e9. It is not a version difference: DeepSpeed v0.8.0's
+// coordinator (the release of early 2023) prefetches and releases as
+// 00a31c99 does. A candidate, not verified: reset_step sets
+// __n_available_params to 0 at every step while parameters can stay
+// gathered across it, so the counter under-counts and prefetch can run
+// past max_live by what stayed; T5's shared embedding, traced twice per
+// step, is where that would show. Until it is shown, a row would either
+// break the band or fit a constant to it. The
 // FLAN-T5-XXL fp32 CPU-offload OOM rows on V100 (cases_t5.go) stay out for
 // the same reason: with 1e9 prefetched fp32 parameters the model predicts
 // about 7 GB, still a fit on 16 GB.
