@@ -81,7 +81,7 @@ func DeepSpeedZero3Estimate(params, largestLayer int64, gpusPerNode, nodes int,
 const deepSpeedBufferFactor = 1.5
 
 // DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py
-// DeepSpeedZeroConfig @ 00a31c99, memory-model.md §2.4): reduce_bucket_size
+// DeepSpeedZeroConfig @ edaa7221, memory-model.md §2.4): reduce_bucket_size
 // 5e8 elements of 16-bit gradients for the contiguous reduce buffer;
 // stage3_prefetch_bucket_size 5e7, stage3_max_live_parameters 1e9 and
 // stage3_max_reuse_distance 1e9 elements for ZeRO-3's gathered parameters
@@ -126,7 +126,8 @@ func zeroParamCacheOf(w Workload) (c zeroParamCache, stated bool) {
 // with the weights), for perRank parameters per model-parallel rank.
 //
 // PartitionedParamCoordinator (deepspeed/runtime/zero/
-// partitioned_param_coordinator.py @ 00a31c99) counts every gathered
+// partitioned_param_coordinator.py @ 00a31c99; the same at edaa7221 and
+// v0.8.0) counts every gathered
 // parameter in __n_available_params: __all_gather_params_ adds a
 // parameter's ds_numel, __release_param subtracts it. Once the module
 // trace is complete, fetch_sub_module prefetches after each module up to

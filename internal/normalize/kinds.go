@@ -60,7 +60,7 @@ func DeepSpeed(doc any) *Workload {
 	}
 	// ZeRO-3's gathered-parameter settings, under the stage3_ aliases or
 	// the field names DeepSpeedZeroConfig also accepts
-	// (deepspeed/runtime/zero/config.py @ 00a31c99: max_live_parameters
+	// (deepspeed/runtime/zero/config.py @ edaa7221: max_live_parameters
 	// alias stage3_max_live_parameters, prefetch_bucket_size alias
 	// stage3_prefetch_bucket_size, max_reuse_distance alias
 	// stage3_max_reuse_distance; ge=0). "auto" is left to the defaults.
