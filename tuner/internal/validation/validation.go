@@ -409,6 +409,14 @@ func (c validationCase) command(knownGPU bool) string {
 	if w.OffloadParam != "" && w.OffloadParam != tuner.NoOffload {
 		add("offload-param", w.OffloadParam)
 	}
+	for _, z := range []struct {
+		flag string
+		v    *int64
+	}{{"zero3-max-live", w.ZeRO3MaxLiveParams}, {"zero3-prefetch-bucket", w.ZeRO3PrefetchBucket}, {"zero3-reuse-distance", w.ZeRO3MaxReuseDistance}} {
+		if z.v != nil {
+			add(z.flag, *z.v)
+		}
+	}
 	if w.Kind != tuner.Serve {
 		add("micro-batch", max(w.MicroBatch, 1))
 	}
