@@ -1,5 +1,10 @@
 package tuner
 
+import (
+	"strconv"
+	"strings"
+)
+
 // ZeROModelStates is the per-device model-state memory of the ZeRO paper
 // (Rajbhandari et al., arXiv:1910.02054v3, Figure 1 and §5; memory-model.md §1):
 // with K bytes of optimizer state per parameter (12 for mixed-precision Adam),
@@ -75,18 +80,94 @@ func DeepSpeedZero3Estimate(params, largestLayer int64, gpusPerNode, nodes int,
 // deepSpeedBufferFactor is DeepSpeed's additional_buffer_factor default.
 const deepSpeedBufferFactor = 1.5
 
-// DeepSpeed ZeRO communication buffers (deepspeed/runtime/zero/config.py
-// DeepSpeedZeroConfig defaults, memory-model.md §2.4): reduce_bucket_size
-// 5e8 elements of 16-bit gradients for the contiguous reduce buffer, and
-// stage3_prefetch_bucket_size 5e7 elements of gathered parameters.
+// DeepSpeed ZeRO defaults (deepspeed/runtime/zero/config.py
+// DeepSpeedZeroConfig @ edaa7221, memory-model.md §2.4): reduce_bucket_size
+// 5e8 elements of 16-bit gradients for the contiguous reduce buffer;
+// stage3_prefetch_bucket_size 5e7, stage3_max_live_parameters 1e9 and
+// stage3_max_reuse_distance 1e9 elements for ZeRO-3's gathered parameters
+// (zeroParamCache).
 const (
 	zeroReduceBucketElems   = 500_000_000
 	zeroPrefetchBucketElems = 50_000_000
+	zeroMaxLiveParams       = 1_000_000_000
 	// zeroMaxReuseDistance is stage3_max_reuse_distance's default (1e9
 	// parameters): ZeRO-3 keeps a gathered parameter that the module trace
 	// uses again within this many parameters.
 	zeroMaxReuseDistance = 1_000_000_000
 )
+
+// zeroParamCache holds the three DeepSpeed settings that decide how many
+// parameters a ZeRO-3 rank keeps gathered, in elements.
+type zeroParamCache struct {
+	maxLive, prefetchBucket, reuseDistance int64
+}
+
+func defaultZeROParamCache() zeroParamCache {
+	return zeroParamCache{maxLive: zeroMaxLiveParams, prefetchBucket: zeroPrefetchBucketElems, reuseDistance: zeroMaxReuseDistance}
+}
+
+// zeroParamCacheOf is the workload's settings, DeepSpeed's defaults where
+// it states none; stated says whether any was stated.
+func zeroParamCacheOf(w Workload) (c zeroParamCache, stated bool) {
+	c = defaultZeROParamCache()
+	for _, s := range []struct {
+		v  *int64
+		to *int64
+	}{{w.ZeRO3MaxLiveParams, &c.maxLive}, {w.ZeRO3PrefetchBucket, &c.prefetchBucket}, {w.ZeRO3MaxReuseDistance, &c.reuseDistance}} {
+		if s.v != nil && *s.v >= 0 {
+			*s.to, stated = *s.v, true
+		}
+	}
+	return c, stated
+}
+
+// extraGathered is how many parameters a ZeRO-3 rank holds gathered at
+// the activation peak beyond the module in use (the largest layer, counted
+// with the weights), for perRank parameters per model-parallel rank.
+//
+// PartitionedParamCoordinator (deepspeed/runtime/zero/
+// partitioned_param_coordinator.py @ 00a31c99; the same at edaa7221 and
+// v0.8.0) counts every gathered
+// parameter in __n_available_params: __all_gather_params_ adds a
+// parameter's ds_numel, __release_param subtracts it. Once the module
+// trace is complete, fetch_sub_module prefetches after each module up to
+// min(max_available_parameters_in_numel - __n_available_params,
+// prefetch_bucket_sz) elements of the trace ahead, and its loop takes
+// whole parameters while the sum is below that, so one parameter can carry
+// it past the limit. Modules smaller than the bucket are consumed more
+// slowly than they are prefetched, so the gathered set fills to
+// stage3_max_live_parameters and stays there; release_sub_module keeps
+// what __params_to_release spares (the reuse window, zeroReuseWindowParams),
+// which counts in the same total but is not limited by it. The peak is
+// therefore the larger of max_live and the reuse window, plus the module
+// in use (or the one parameter that overshoots), capped by the rank's
+// parameters: an upper bound, reached when the trace has modules smaller
+// than the bucket. With prefetch_bucket_size 0 nothing is prefetched and
+// only the reuse window stays.
+func (c zeroParamCache) extraGathered(m *Model, perRank int64, tp int) int64 {
+	n, _ := c.gathered(m, perRank, tp)
+	return n
+}
+
+// gathered is extraGathered with what set it, for the overhead line.
+func (c zeroParamCache) gathered(m *Model, perRank int64, tp int) (int64, string) {
+	tpd := int64(max(tp, 1))
+	held := zeroReuseWindowParams(m, c.reuseDistance) / tpd
+	by := "reuse window of max_reuse_distance " + sci(c.reuseDistance)
+	if c.prefetchBucket > 0 && c.maxLive >= held {
+		held, by = c.maxLive, "prefetch up to max_live "+sci(c.maxLive)
+	}
+	if rest := perRank - m.LargestLayerParams()/tpd; held >= rest {
+		return max(0, rest), "the whole model"
+	}
+	return held, by
+}
+
+// sci writes a DeepSpeed element count the way its configs do (1e9, 5e7).
+func sci(v int64) string {
+	s := strconv.FormatFloat(float64(v), 'e', -1, 64)
+	return strings.NewReplacer("e+0", "e", "e+", "e").Replace(s)
+}
 
 // zeroReuseWindowParams is how many parameters of the transformer layers
 // DeepSpeed ZeRO-3 keeps gathered across the turn from forward to backward.

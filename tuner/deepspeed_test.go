@@ -153,7 +153,7 @@ func TestZeROReuseWindow(t *testing.T) {
 	big := CapacityTarget("huge", 1<<50)
 	kept := func(s Sharding) bool {
 		e := estimate(t, m, big, Workload{Kind: Train, Precision: FP16, ZeroStage: 3, DataParallel: 8, Sharding: s})
-		return slices.ContainsFunc(e.Overheads, func(o OverheadItem) bool { return strings.HasPrefix(o.Name, "ZeRO-3 layers kept") })
+		return slices.ContainsFunc(e.Overheads, func(o OverheadItem) bool { return strings.HasPrefix(o.Name, "ZeRO-3 gathered parameters") })
 	}
 	if !kept(ZeRO) || kept(FSDP1) {
 		t.Errorf("reuse window: ZeRO-3 %v (want true), FSDP %v (want false)", kept(ZeRO), kept(FSDP1))
@@ -161,10 +161,114 @@ func TestZeROReuseWindow(t *testing.T) {
 	// A LoRA base is gathered in its own 16-bit format, not at the fp32
 	// adapters' 4 bytes.
 	e := estimate(t, m, big, Workload{Kind: LoRA, Precision: BF16, ZeroStage: 3, DataParallel: 8})
-	want := 2 * zeroReuseWindowParams(m, zeroMaxReuseDistance)
+	want := 2 * defaultZeROParamCache().extraGathered(m, m.Params(), 1)
+	found := false
 	for _, o := range e.Overheads {
-		if strings.HasPrefix(o.Name, "ZeRO-3 layers kept") && o.Bytes != want {
-			t.Errorf("LoRA reuse window %d bytes, want %d (bf16 base)", o.Bytes, want)
+		if strings.HasPrefix(o.Name, "ZeRO-3 gathered parameters") {
+			found = true
+			if o.Bytes != want {
+				t.Errorf("LoRA gathered parameters %d bytes, want %d (bf16 base)", o.Bytes, want)
+			}
 		}
+	}
+	if !found {
+		t.Error("LoRA under ZeRO-3: no gathered-parameter line")
+	}
+}
+
+// TestZeROGatheredParams holds the ZeRO-3 gathered-parameter peak to
+// DeepSpeed's coordinator: prefetch fills stage3_max_live_parameters, the
+// reuse window counts in the same total without being limited by it, and
+// a model smaller than the limit is gathered whole.
+func TestZeROGatheredParams(t *testing.T) {
+	c := testCatalog(t)
+	def := defaultZeROParamCache()
+	noPrefetch := def
+	noPrefetch.prefetchBucket = 0
+	for _, tc := range []struct {
+		name  string
+		model string
+		cache zeroParamCache
+		want  func(m *Model) int64
+	}{
+		// Llama 3.1 8B keeps no reuse window (TestZeROReuseWindow): the
+		// prefetched max_live is what stays gathered.
+		{"max live", "meta-llama/Llama-3.1-8B", def, func(*Model) int64 { return zeroMaxLiveParams }},
+		// GPT-2 XL's 14-layer window (430M) is under max_live.
+		{"window under max live", "openai-community/gpt2-xl", def, func(*Model) int64 { return zeroMaxLiveParams }},
+		// Without prefetch only the reuse window stays.
+		{"no prefetch", "openai-community/gpt2-xl", noPrefetch, func(m *Model) int64 { return zeroReuseWindowParams(m, zeroMaxReuseDistance) }},
+		// Qwen2.5-0.5B (494M) is under max_live: all of it but the layer in use.
+		{"small model whole", "Qwen/Qwen2.5-0.5B", def, func(m *Model) int64 { return m.Params() - m.LargestLayerParams() }},
+	} {
+		m := mustModel(t, c, tc.model)
+		if got, want := tc.cache.extraGathered(m, m.Params(), 1), tc.want(m); got != want {
+			t.Errorf("%s (%s): %d parameters gathered beyond the layer in use, want %d", tc.name, tc.model, got, want)
+		}
+	}
+
+	// The estimate counts them on one GPU when parameters are offloaded,
+	// and not on one GPU that holds the whole model.
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	big := CapacityTarget("huge", 1<<50)
+	gathered := func(w Workload) int64 {
+		e := estimate(t, m, big, w)
+		for _, o := range e.Overheads {
+			if strings.HasPrefix(o.Name, "ZeRO-3 gathered parameters") {
+				return o.Bytes
+			}
+		}
+		return 0
+	}
+	w := Workload{Kind: Train, Precision: BF16, ZeroStage: 3, OffloadOptimizer: CPU, OffloadParam: CPU}
+	if got := gathered(w); got != 2*zeroMaxLiveParams {
+		t.Errorf("one GPU, parameters offloaded: %d bytes gathered, want %d (1e9 bf16)", got, 2*zeroMaxLiveParams)
+	}
+	w.OffloadOptimizer, w.OffloadParam = NoOffload, NoOffload
+	if got := gathered(w); got != 0 {
+		t.Errorf("one GPU, nothing offloaded or partitioned: %d bytes gathered, want 0", got)
+	}
+}
+
+// TestZeROOffloadFrozenBaseHasNoGradients: under ZeRO-3 with the optimizer
+// offloaded, a LoRA run's frozen base gathers no gradients on the GPU.
+func TestZeROOffloadFrozenBaseHasNoGradients(t *testing.T) {
+	m := mustModel(t, testCatalog(t), "meta-llama/Llama-3.1-8B")
+	e := estimate(t, m, CapacityTarget("huge", 1<<50), Workload{Kind: LoRA, LoRARank: 8, Precision: BF16,
+		ZeroStage: 3, DataParallel: 2, OffloadOptimizer: CPU, OffloadParam: CPU})
+	if g := e.PerGPU.Gradients; g != 0 {
+		t.Errorf("LoRA under ZeRO-3 offload: %d bytes of gradients, want 0", g)
+	}
+}
+
+// TestZeROStatedParamCache: the settings a DeepSpeed config states replace
+// the defaults in the gathered-parameter count, and the overhead line says
+// which it used.
+func TestZeROStatedParamCache(t *testing.T) {
+	m := mustModel(t, testCatalog(t), "meta-llama/Llama-3.1-8B")
+	big := CapacityTarget("huge", 1<<50)
+	line := func(w Workload) OverheadItem {
+		t.Helper()
+		e := estimate(t, m, big, w)
+		for _, o := range e.Overheads {
+			if strings.HasPrefix(o.Name, "ZeRO-3 gathered parameters") {
+				return o
+			}
+		}
+		return OverheadItem{} // a line of no bytes is left out
+	}
+	w := Workload{Kind: Train, Precision: BF16, ZeroStage: 3, DataParallel: 8}
+	if o := line(w); o.Bytes != 2*zeroMaxLiveParams || !strings.Contains(o.Name, "DeepSpeed's defaults") {
+		t.Errorf("unstated: %q %d bytes, want 1e9 bf16 named as DeepSpeed's defaults", o.Name, o.Bytes)
+	}
+	live := int64(100_000_000)
+	w.ZeRO3MaxLiveParams = &live
+	if o := line(w); o.Bytes != 2*live || !strings.Contains(o.Name, "max_live 1e8") || strings.Contains(o.Name, "defaults") {
+		t.Errorf("max_live 1e8 stated: %q %d bytes, want %d", o.Name, o.Bytes, 2*live)
+	}
+	zero := int64(0)
+	w.ZeRO3PrefetchBucket = &zero // no prefetch: only the reuse window, none for Llama 3.1 8B
+	if o := line(w); o.Bytes != 0 {
+		t.Errorf("prefetch off: %q %d bytes, want 0", o.Name, o.Bytes)
 	}
 }

@@ -199,8 +199,8 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 		} else {
 			optim = 0
 			grads = 0 // gradient partitions go to host memory as they are reduced
-			if stage == 3 {
-				grads = live
+			if stage == 3 && r.Kind == Train {
+				grads = live // a frozen base has no gradients to gather
 			}
 		}
 	}
@@ -267,15 +267,22 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 			// (BACKWARD_PRE, the default): a second gathered layer.
 			e.addOverhead("FSDP prefetch of the next unit's parameters", int64(live))
 		}
-	} else if r.DataParallel > 1 && stage >= 1 {
-		e.addOverhead("ZeRO reduce bucket (reduce_bucket_size 5e8)", 2*min(zeroReduceBucketElems, trainable))
-		if stage == 3 {
-			e.addOverhead("ZeRO-3 prefetch bucket (5e7)", 2*min(zeroPrefetchBucketElems, P/shard))
+	} else {
+		if r.DataParallel > 1 && stage >= 1 {
+			e.addOverhead("ZeRO reduce bucket (reduce_bucket_size 5e8)", 2*min(zeroReduceBucketElems, trainable))
+		}
+		// ZeRO-3 gathers parameters on the GPU whenever they are partitioned
+		// across ranks or offloaded to the host (one GPU included).
+		if stage == 3 && (r.DataParallel > 1 || r.OffloadParam != NoOffload) {
 			if gatheredElem == 0 {
 				gatheredElem = sb.gathered
 			}
-			e.addOverhead("ZeRO-3 layers kept gathered for reuse (stage3_max_reuse_distance 1e9)",
-				int64(gatheredElem*float64(zeroReuseWindowParams(m, zeroMaxReuseDistance))/float64(r.TensorParallel)))
+			c, stated := zeroParamCacheOf(r.Workload)
+			extra, by := c.gathered(m, P/shard, r.TensorParallel)
+			if !stated {
+				by += ", DeepSpeed's defaults"
+			}
+			e.addOverhead("ZeRO-3 gathered parameters ("+by+")", int64(gatheredElem*float64(extra)))
 		}
 	}
 	if r.Kind == QLoRA {

@@ -145,6 +145,12 @@ type Workload struct {
 	ZeroStage        int
 	OffloadOptimizer Device // default none
 	OffloadParam     Device // default none; needs ZeRO-3
+	// ZeRO3MaxLiveParams, ZeRO3PrefetchBucket and ZeRO3MaxReuseDistance
+	// are a DeepSpeed config's stage3_max_live_parameters,
+	// stage3_prefetch_bucket_size and stage3_max_reuse_distance in
+	// elements; nil is DeepSpeed's default (1e9, 5e7, 1e9). They decide how
+	// many parameters a ZeRO-3 rank keeps gathered (zeroParamCache).
+	ZeRO3MaxLiveParams, ZeRO3PrefetchBucket, ZeRO3MaxReuseDistance *int64
 
 	// Sharding names the framework that partitions the model states:
 	// DeepSpeed ZeRO (the default) or PyTorch FSDP, whose strategies map

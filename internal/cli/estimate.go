@@ -43,6 +43,11 @@ type EstimateOptions struct {
 	Format                                     string
 	ListGPUs, ListModels                       bool
 
+	// ZeRO-3 gathering settings in elements (stage3_max_live_parameters,
+	// stage3_prefetch_bucket_size, stage3_max_reuse_distance); used only
+	// when given.
+	Zero3MaxLive, Zero3PrefetchBucket, Zero3ReuseDistance float64
+
 	params, gpuMemory, hostMemory int64 // parsed --params, --gpu-memory and --host-memory
 
 	// given reports whether a flag was set on the command line (cobra's
@@ -106,6 +111,9 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.StringVar(&o.Sharding, "sharding", "", "framework that shards the model states: zero (DeepSpeed), fsdp or fsdp2; under FSDP --zero 2 is SHARD_GRAD_OP and 3 FULL_SHARD, and --offload-param cpu is CPUOffload (default zero)")
 	fl.StringVar(&o.OffloadOptimizer, "offload-optimizer", "none", "none, cpu or nvme")
 	fl.StringVar(&o.OffloadParam, "offload-param", "none", "none, cpu or nvme")
+	fl.Float64Var(&o.Zero3MaxLive, "zero3-max-live", 0, "ZeRO-3: the DeepSpeed config's stage3_max_live_parameters in elements, as 1e8 (default DeepSpeed's 1e9)")
+	fl.Float64Var(&o.Zero3PrefetchBucket, "zero3-prefetch-bucket", 0, "ZeRO-3: stage3_prefetch_bucket_size in elements; 0 turns prefetch off (default DeepSpeed's 5e7)")
+	fl.Float64Var(&o.Zero3ReuseDistance, "zero3-reuse-distance", 0, "ZeRO-3: stage3_max_reuse_distance in elements (default DeepSpeed's 1e9)")
 	fl.IntVar(&o.MicroBatch, "micro-batch", 1, "micro batch per GPU")
 	fl.IntVar(&o.SeqLen, "seq-len", 0, "sequence length (default min(2048, max positions))")
 	fl.IntVar(&o.TargetLen, "target-len", 0, "encoder-decoder (T5): decoder target length; --seq-len is then the encoder input (default: --seq-len)")
@@ -261,13 +269,28 @@ func runEstimate(o *EstimateOptions) error {
 	if o.FSDP != "" {
 		normalize.FSDPStrategy(&w, o.FSDP, false)
 	}
-	e, err := tuner.EstimateMemory(m, target, w)
-	if err != nil {
-		return &usageError{err}
-	}
 	given := o.given
 	if given == nil {
 		given = func(string) bool { return false }
+	}
+	for _, z := range []struct {
+		flag string
+		v    float64
+		to   **int64
+	}{{"zero3-max-live", o.Zero3MaxLive, &w.ZeRO3MaxLiveParams}, {"zero3-prefetch-bucket", o.Zero3PrefetchBucket, &w.ZeRO3PrefetchBucket},
+		{"zero3-reuse-distance", o.Zero3ReuseDistance, &w.ZeRO3MaxReuseDistance}} {
+		if !given(z.flag) {
+			continue
+		}
+		if z.v < 0 || z.v != math.Trunc(z.v) {
+			return &usageError{fmt.Errorf("--%s %g: want a whole number of elements, 0 or more", z.flag, z.v)}
+		}
+		n := int64(z.v)
+		*z.to = &n
+	}
+	e, err := tuner.EstimateMemory(m, target, w)
+	if err != nil {
+		return &usageError{err}
 	}
 	e.Model = o.modelSource(m, src, cat)
 	e.Inputs = o.estimateInputs(e, m, given)

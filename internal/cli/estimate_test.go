@@ -142,8 +142,8 @@ func TestEstimateSharding(t *testing.T) {
 		{[]string{"--sharding", "fsdp2"}, true, false},
 	} {
 		got := overheads(tc.flags...)
-		if has(got, "FSDP prefetch") != tc.fsdp || has(got, "ZeRO-3 prefetch") != tc.zero3 {
-			t.Errorf("%v: overheads %q, want FSDP prefetch %v, ZeRO-3 prefetch %v", tc.flags, got, tc.fsdp, tc.zero3)
+		if has(got, "FSDP prefetch") != tc.fsdp || has(got, "ZeRO-3 gathered parameters") != tc.zero3 {
+			t.Errorf("%v: overheads %q, want FSDP prefetch %v, ZeRO-3 gathered parameters %v", tc.flags, got, tc.fsdp, tc.zero3)
 		}
 	}
 	if _, errOut, code := run(t, false, nil, append(slices.Clone(base), "--sharding", "megatron")...); code != 2 || !strings.Contains(errOut, "--sharding") {
@@ -315,5 +315,46 @@ func TestEstimateActivationOffloadingFlag(t *testing.T) {
 	_, errOut, code := run(t, false, nil, "estimate", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "H100-80GB", "--workload", "serve", "--activation-offloading")
 	if code != 2 || !strings.Contains(errOut, "training only") {
 		t.Errorf("serve with --activation-offloading: exit %d, %s", code, errOut)
+	}
+}
+
+// TestEstimateZeRO3Gathering: the --zero3-* flags restate a DeepSpeed
+// config's stage3_max_live_parameters, prefetch bucket and reuse distance,
+// and the gathered-parameter line follows them and says so.
+func TestEstimateZeRO3Gathering(t *testing.T) {
+	base := []string{"estimate", "--model", "meta-llama/Llama-3.1-8B", "--gpu", "H100-80GB", "--gpus", "8", "--zero", "3", "--format", "json"}
+	gathered := func(args ...string) (string, int64) {
+		t.Helper()
+		out, errOut, code := run(t, false, nil, append(slices.Clone(base), args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var got struct {
+			Overheads []struct {
+				Name  string
+				Bytes int64
+			} `json:"overheads"`
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range got.Overheads {
+			if strings.HasPrefix(o.Name, "ZeRO-3 gathered parameters") {
+				return o.Name, o.Bytes
+			}
+		}
+		return "", 0
+	}
+	if name, b := gathered(); b != 2e9 || !strings.Contains(name, "DeepSpeed's defaults") {
+		t.Errorf("no flags: %q %d bytes, want 1e9 bf16 at DeepSpeed's defaults", name, b)
+	}
+	if name, b := gathered("--zero3-max-live", "1e8"); b != 2e8 || !strings.Contains(name, "max_live 1e8") {
+		t.Errorf("--zero3-max-live 1e8: %q %d bytes, want 2e8", name, b)
+	}
+	if _, b := gathered("--zero3-prefetch-bucket", "0"); b != 0 {
+		t.Errorf("--zero3-prefetch-bucket 0: %d bytes, want none (Llama 3.1 8B keeps no reuse window)", b)
+	}
+	if _, errOut, code := run(t, false, nil, append(slices.Clone(base), "--zero3-max-live", "-1")...); code != 2 || !strings.Contains(errOut, "--zero3-max-live") {
+		t.Errorf("negative --zero3-max-live: exit %d, %s", code, errOut)
 	}
 }

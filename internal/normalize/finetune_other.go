@@ -168,7 +168,8 @@ var neoxPrecision = sync.OnceValue(func() *regexp.Regexp {
 func neoxRecipe(w *Workload, doc any) {
 	ds := DeepSpeed(doc)
 	for _, f := range []string{"precision", "batch.micro", "batch.accumulation", "batch.global",
-		"zero.stage", "zero.offload_optimizer", "zero.offload_param"} {
+		"zero.stage", "zero.offload_optimizer", "zero.offload_param",
+		"zero.max_live_parameters", "zero.prefetch_bucket_size", "zero.max_reuse_distance"} {
 		if v, ok := ds.Get(f); ok {
 			w.set(f, v, ds.Paths[f])
 		}

@@ -58,6 +58,26 @@ func DeepSpeed(doc any) *Workload {
 			}
 		}
 	}
+	// ZeRO-3's gathered-parameter settings, under the stage3_ aliases or
+	// the field names DeepSpeedZeroConfig also accepts
+	// (deepspeed/runtime/zero/config.py @ edaa7221: max_live_parameters
+	// alias stage3_max_live_parameters, prefetch_bucket_size alias
+	// stage3_prefetch_bucket_size, max_reuse_distance alias
+	// stage3_max_reuse_distance; ge=0). "auto" is left to the defaults.
+	for _, c := range []struct{ field, alias, name string }{
+		{"zero.max_live_parameters", "stage3_max_live_parameters", "max_live_parameters"},
+		{"zero.prefetch_bucket_size", "stage3_prefetch_bucket_size", "prefetch_bucket_size"},
+		{"zero.max_reuse_distance", "stage3_max_reuse_distance", "max_reuse_distance"},
+	} {
+		for _, key := range []string{c.alias, c.name} {
+			if v, ok := lookup(zero, key); ok {
+				if n, ok := value.Int(v); ok && n >= 0 {
+					w.set(c.field, n, p("zero_optimization", key))
+				}
+				break
+			}
+		}
+	}
 	if v, ok := lookup(doc, "activation_checkpointing", "partition_activations"); ok {
 		if b, ok := asBool(v); ok && b {
 			w.set("checkpointing", true, p("activation_checkpointing"))

@@ -56,6 +56,14 @@ func (w *Workload) Tuner(gpus int) (tuner.Workload, bool) {
 		tw.ZeroStage = num("zero.stage")
 		tw.OffloadOptimizer = tuner.Device(cmp.Or(str("zero.offload_optimizer"), "none"))
 		tw.OffloadParam = tuner.Device(cmp.Or(str("zero.offload_param"), "none"))
+		for _, f := range []struct {
+			field string
+			to    **int64
+		}{{"zero.max_live_parameters", &tw.ZeRO3MaxLiveParams}, {"zero.prefetch_bucket_size", &tw.ZeRO3PrefetchBucket}, {"zero.max_reuse_distance", &tw.ZeRO3MaxReuseDistance}} {
+			if n, ok := get(f.field).(int64); ok {
+				*f.to = &n
+			}
+		}
 		w.ApplyFSDP(&tw)
 		tw.DataParallel = max(gpus, 1)
 		tw.MicroBatch = max(num("batch.micro"), 1)

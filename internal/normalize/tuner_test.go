@@ -26,6 +26,18 @@ func TestWorkloadTuner(t *testing.T) {
 			ok: true,
 		},
 		{
+			// 1e8 as JSON decodes it (float64); the bare field name is
+			// DeepSpeedZeroConfig's too; "auto" leaves the default.
+			name: "DeepSpeed ZeRO-3 states its gathered-parameter settings",
+			w: DeepSpeed(map[string]any{"bf16": map[string]any{"enabled": true},
+				"zero_optimization": map[string]any{"stage": int64(3), "stage3_max_live_parameters": 1e8,
+					"prefetch_bucket_size": int64(0), "stage3_max_reuse_distance": "auto"}}),
+			gpus: 8,
+			want: tuner.Workload{Kind: tuner.Train, Precision: tuner.BF16, ZeroStage: 3, OffloadOptimizer: tuner.NoOffload, OffloadParam: tuner.NoOffload,
+				ZeRO3MaxLiveParams: ptr(int64(100_000_000)), ZeRO3PrefetchBucket: ptr(int64(0)), DataParallel: 8, MicroBatch: 1},
+			ok: true,
+		},
+		{
 			name: "Accelerate without DeepSpeed or FSDP runs AMP",
 			w:    Accelerate(map[string]any{"distributed_type": "MULTI_GPU", "mixed_precision": "bf16", "num_processes": int64(2)}),
 			gpus: 2,
@@ -112,3 +124,5 @@ func TestWorkloadTuner(t *testing.T) {
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -40,13 +40,15 @@ func DeepSpeedCandidates(recipe, written string) []string {
 	return append(out, filepath.Clean(written))
 }
 
-// MergeDeepSpeed records the ZeRO stage and offload of the DeepSpeed
+// MergeDeepSpeed records the ZeRO stage, offload and ZeRO-3 gathering
+// settings of the DeepSpeed
 // config a recipe names in the recipe's workload, at the recipe's
 // deepspeed key, so the memory model sizes the run as it will be
 // launched.
 func MergeDeepSpeed(w, ds *normalize.Workload) {
 	at := w.Paths[deepspeedField]
-	for _, field := range []string{"zero.stage", "zero.offload_optimizer", "zero.offload_param"} {
+	for _, field := range []string{"zero.stage", "zero.offload_optimizer", "zero.offload_param",
+		"zero.max_live_parameters", "zero.prefetch_bucket_size", "zero.max_reuse_distance"} {
 		if x, ok := ds.Get(field); ok {
 			w.Model["zero"] = setIn(w.Model["zero"], field[len("zero."):], x)
 			w.Paths[field] = at

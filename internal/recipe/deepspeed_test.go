@@ -59,6 +59,15 @@ func TestMergeDeepSpeed(t *testing.T) {
 			wantPaths: map[string][]any{"zero.stage": {"deepspeed"}, "zero.offload_optimizer": {"deepspeed"}, "zero.offload_param": {"deepspeed"}},
 		},
 		{
+			name:   "ZeRO-3's gathering settings are recorded with the stage",
+			recipe: "model_name_or_path: m\nper_device_train_batch_size: 1\nbf16: true\ndeepspeed: ds.json\n",
+			ds:     map[string]any{"zero_optimization": map[string]any{"stage": int64(3), "stage3_max_live_parameters": 1e8}},
+			wantModel: map[string]any{"stage": int64(3), "offload_optimizer": "none", "offload_param": "none",
+				"max_live_parameters": int64(100_000_000)},
+			wantPaths: map[string][]any{"zero.stage": {"deepspeed"}, "zero.offload_optimizer": {"deepspeed"}, "zero.offload_param": {"deepspeed"},
+				"zero.max_live_parameters": {"deepspeed"}},
+		},
+		{
 			name:      "a config without ZeRO runs at DeepSpeed's defaults",
 			recipe:    "model_name_or_path: m\nper_device_train_batch_size: 1\nbf16: true\ndeepspeed: ds.json\n",
 			ds:        map[string]any{"train_micro_batch_size_per_gpu": "auto"},
@@ -77,7 +86,8 @@ func TestMergeDeepSpeed(t *testing.T) {
 				t.Errorf("zero (-want +got):\n%s", diff)
 			}
 			gotPaths := map[string][]any{}
-			for _, f := range []string{"zero.stage", "zero.offload_optimizer", "zero.offload_param"} {
+			for _, f := range []string{"zero.stage", "zero.offload_optimizer", "zero.offload_param",
+				"zero.max_live_parameters", "zero.prefetch_bucket_size", "zero.max_reuse_distance"} {
 				if p, ok := w.Paths[f]; ok {
 					gotPaths[f] = p
 				}

@@ -317,6 +317,14 @@ func zeroOf(w *normalize.Workload, tw *tuner.Workload) bool {
 	tw.ZeroStage = int(stage)
 	tw.OffloadOptimizer = tuner.Device(cmp.Or(value.String(s["offload_optimizer"]), "none"))
 	tw.OffloadParam = tuner.Device(cmp.Or(value.String(s["offload_param"]), "none"))
+	// ZeRO-3's gathered-parameter settings the DeepSpeed config states
+	// (normalize.DeepSpeed reads them).
+	for k, to := range map[string]**int64{"max_live_parameters": &tw.ZeRO3MaxLiveParams,
+		"prefetch_bucket_size": &tw.ZeRO3PrefetchBucket, "max_reuse_distance": &tw.ZeRO3MaxReuseDistance} {
+		if n, ok := s[k].(int64); ok {
+			*to = &n
+		}
+	}
 	return true
 }
 

@@ -31,15 +31,15 @@ func t5Cases() []validationCase {
 // offloading of parameters and optimizer, checkpointing on.
 //
 // Left out: the table's FLAN-T5-XXL fp32 runs with CPU offload on 4 and 8 ×
-// V100 16GB report OOM, while the model leaves the GPU nearly empty (2.8 GB:
-// parameters and optimizer on the host, checkpointed activations of one
-// sample). The source does not say whether the GPU or the host ran out;
-// host memory (AWS lists 244 GiB for p3.8xlarge and 488 GiB for p3.16xlarge,
-// against about 16 B
-// of fp32 parameters, gradients and Adam state per parameter, 181 GB for
-// 11.3B) or DeepSpeed's live-parameter cache (stage3_max_live_parameters
-// 1e9, see peftT5Cases) may explain it; until the row can be reproduced, a
-// fits verdict against it would be a wrong verdict, so it is not a row.
+// V100 16GB report OOM, while the model leaves the GPU at about 7 GB
+// (parameters and optimizer on the host, 1e9 prefetched fp32 parameters,
+// checkpointed activations of one sample). The source does not say whether
+// the GPU or the host ran out; host memory (AWS lists 244 GiB for
+// p3.8xlarge and 488 GiB for p3.16xlarge, against about 16 B of fp32
+// parameters, gradients and Adam state per parameter, 181 GB for 11.3B) or
+// more gathered parameters than the model holds (see zero3LiveCases) may
+// explain it; until the row can be reproduced, a fits verdict against it
+// would be a wrong verdict, so it is not a row.
 func flanDeepSpeedCases() []validationCase {
 	ds := func(p tuner.Precision, gpus, batch int, offload bool) tuner.Workload {
 		w := tuner.Workload{Kind: tuner.Train, Precision: p, ZeroStage: 3, DataParallel: gpus,
@@ -67,18 +67,9 @@ func flanDeepSpeedCases() []validationCase {
 
 // peftT5Cases are the PEFT README's T0_3B and mt0-xxl rows.
 //
-// Left out: the table's "PEFT-LoRA DeepSpeed with CPU Offloading" column
-// (T0_3B 9.8GB, mt0-xxl 22GB). The model predicts 6.2 GB and 19.6 GB: under
-// ZeRO-3 parameter offload it keeps only the largest layer's gathered
-// parameters on the GPU, while DeepSpeed keeps gathered parameters resident
-// up to stage3_max_live_parameters (default 1e9 elements, 4 GB in fp32) when
-// their next use lies within stage3_max_reuse_distance (default 1e9), as at
-// the turn from forward to backward (deepspeed/runtime/zero/config.py
-// DeepSpeedZeroConfig; partitioned_param_coordinator.py release of
-// parameters). The README's log of the T0_3B run also shows 1916 MiB
-// allocated before the first step. An under-prediction there breaks the
-// LoRA band (tuner.UnderPrediction), and the fix belongs to the shared
-// ZeRO-3 accounting, not to these rows.
+// The table's "PEFT-LoRA DeepSpeed with CPU Offloading" column is in
+// zero3LiveCases (cases_zero3live.go), with the ZeRO-3 gathered-parameter
+// accounting it holds.
 func peftT5Cases() []validationCase {
 	lora := func(w tuner.Workload) tuner.Workload {
 		w.Kind, w.LoRARank, w.LoRATargets = tuner.LoRA, 8, []string{"q", "v"}

@@ -276,6 +276,7 @@ func allCases() []validationCase {
 		hybridKVCases(),
 		shardedTrainingCases(),
 		t5Cases(),
+		zero3LiveCases(),
 		benchCases(),
 	} {
 		out = append(out, group...)
@@ -407,6 +408,14 @@ func (c validationCase) command(knownGPU bool) string {
 	}
 	if w.OffloadParam != "" && w.OffloadParam != tuner.NoOffload {
 		add("offload-param", w.OffloadParam)
+	}
+	for _, z := range []struct {
+		flag string
+		v    *int64
+	}{{"zero3-max-live", w.ZeRO3MaxLiveParams}, {"zero3-prefetch-bucket", w.ZeRO3PrefetchBucket}, {"zero3-reuse-distance", w.ZeRO3MaxReuseDistance}} {
+		if z.v != nil {
+			add(z.flag, *z.v)
+		}
 	}
 	if w.Kind != tuner.Serve {
 		add("micro-batch", max(w.MicroBatch, 1))
