@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"fmt"
+
 	"github.com/gpulint/gpulint/internal/cmdline"
 	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
@@ -25,7 +27,7 @@ func (l *Linter) tgiSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 	if t == nil {
 		return nil
 	}
-	cfg, from, err := t.ServeConfig(int(c.GPU))
+	cfg, from, assumed, err := t.ServeConfig(int(c.GPU))
 	if err != nil {
 		return nil
 	}
@@ -49,6 +51,17 @@ func (l *Linter) tgiSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 	}
 	ts := &subject{kind: kindTGI, file: s.file, doc: s.doc, root: cn, prefix: clone(c.Path), value: cfg,
 		optAt: at, whole: &whole}
+	if assumed != "" {
+		// The sequence the estimate holds is the warmup's prefill, not a
+		// budget the manifest states: an assumed input of every verdict
+		// that rests on it, located at the container.
+		r := whole
+		if at, ok := at["max-num-batched-tokens"]; ok {
+			r = at
+		}
+		ts.defaults = []finding.Input{{Name: "seq_len", Value: fmt.Sprint(cfg["max-model-len"]), Source: finding.SourceAssumed,
+			Range: &r, Settle: assumed + "; set MAX_TOTAL_TOKENS (--max-total-tokens) to size the requests it serves"}}
+	}
 	ts.work = normalize.TGI(cfg)
 	h := podHints(s, pod)
 	h.GPUs = int(c.GPU)
