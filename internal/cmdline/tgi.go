@@ -233,12 +233,12 @@ func (t *TGI) ServeConfig(gpus int) (cfg map[string]any, from map[string]string,
 		// The warmup's prefill batch is the one sequence that must fit.
 		prefill, ok := cfg["max-num-batched-tokens"].(int64)
 		if ok {
-			assumed = fmt.Sprintf("no max_total_tokens: TGI fits it to the memory left after a warmup prefill of max_batch_prefill_tokens %d, sized here as one %d-token sequence", prefill, prefill)
+			assumed = "the stated max_batch_prefill_tokens as one sequence: TGI fits max_total_tokens to the memory its warmup prefill leaves"
 			from["max-model-len"] = "max-batch-prefill-tokens"
 		} else {
 			prefill = TGIDefaultPrefillTokens
 			cfg["max-num-batched-tokens"] = prefill
-			assumed = fmt.Sprintf("no max_total_tokens nor max_batch_prefill_tokens: TGI fits the token budget to the memory left after a warmup prefill of its default max_batch_prefill_tokens, sized here at %d (launcher/src/main.rs @ db931fcf; it may pick fewer on a GPU it knows)", prefill)
+			assumed = "TGI's default max_batch_prefill_tokens as one sequence: TGI fits max_total_tokens to the memory its warmup prefill leaves, and may prefill fewer on a GPU it knows"
 		}
 		cfg["max-model-len"] = prefill
 	}

@@ -206,6 +206,9 @@ func (s *subject) input(params map[string]any) map[string]any {
 	if est, mem := s.tgt.estimate(s.work); est != nil {
 		in["estimate"] = est
 		s.sizing = s.tgt.sizing(est)
+		if s.sizing != nil && s.sizing.Note == "" && len(s.defaults) > 0 {
+			s.sizing.Note = AssumedNote(s.defaults)
+		}
 		s.memory = mem
 	}
 	for k, v := range s.extra {

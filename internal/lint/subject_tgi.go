@@ -60,7 +60,7 @@ func (l *Linter) tgiSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 			r = at
 		}
 		ts.defaults = []finding.Input{{Name: "seq_len", Value: fmt.Sprint(cfg["max-model-len"]), Source: finding.SourceAssumed,
-			Range: &r, Settle: assumed + "; set MAX_TOTAL_TOKENS (--max-total-tokens) to size the requests it serves"}}
+			Range: &r, Settle: assumed + "; set MAX_TOTAL_TOKENS"}}
 	}
 	ts.work = normalize.TGI(cfg)
 	h := podHints(s, pod)
