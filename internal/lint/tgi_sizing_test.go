@@ -12,9 +12,10 @@ import (
 // A TGI container that leaves max_total_tokens to TGI is sized at the
 // warmup prefill TGI must hold whatever budget it picks, and the sizing
 // says that prefill was assumed; one that states the budget is sized at
-// it with nothing assumed.
+// it with nothing assumed. The launcher's default prefill is at most the
+// model's max_position_embeddings (GPT-2's 1024).
 func TestTGISizingWithoutMaxTotalTokens(t *testing.T) {
-	manifest := func(env string) string {
+	manifest := func(model, env string) string {
 		return `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -28,16 +29,18 @@ spec:
       - name: tgi
         image: ghcr.io/huggingface/text-generation-inference:3.0
         env:
-        - {name: MODEL_ID, value: meta-llama/Llama-3.1-8B-Instruct}
+        - {name: MODEL_ID, value: ` + model + `}
 ` + env + `        resources:
           limits:
             nvidia.com/gpu: 1
 `
 	}
+	const llama = "meta-llama/Llama-3.1-8B-Instruct"
 	_, paths := writeFiles(t, map[string]string{
-		"default.yaml": manifest(""),
-		"prefill.yaml": manifest("        - {name: MAX_BATCH_PREFILL_TOKENS, value: \"1024\"}\n"),
-		"stated.yaml":  manifest("        - {name: MAX_TOTAL_TOKENS, value: \"4096\"}\n"),
+		"default.yaml": manifest(llama, ""),
+		"prefill.yaml": manifest(llama, "        - {name: MAX_BATCH_PREFILL_TOKENS, value: \"1024\"}\n"),
+		"stated.yaml":  manifest(llama, "        - {name: MAX_TOTAL_TOKENS, value: \"4096\"}\n"),
+		"gpt2.yaml":    manifest("openai-community/gpt2", ""),
 	})
 	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
 	if err != nil {
@@ -51,10 +54,11 @@ spec:
 		"default.yaml": "assumes seq_len 4096 (TGI's default max_batch_prefill_tokens",
 		"prefill.yaml": "assumes seq_len 1024 (the stated max_batch_prefill_tokens",
 		"stated.yaml":  "",
+		"gpt2.yaml":    "assumes seq_len 1024 (TGI's default max_batch_prefill_tokens",
 	} {
 		s := got[name]
 		if s == nil || !s.Fits || s.GPU != "L4" || s.PerGPUBytes <= 0 {
-			t.Errorf("%s: sizing %+v, want Llama-3.1-8B fitting one L4", name, s)
+			t.Errorf("%s: sizing %+v, want the model fitting one L4", name, s)
 			continue
 		}
 		if !strings.HasPrefix(s.Note, note) || (note == "") != (s.Note == "") {
