@@ -151,12 +151,27 @@ var tgiQuantize = map[string]string{
 // ServeConfig maps the launcher's options to the serving memory model's
 // inputs, written as vLLM's options (the model server the estimate is
 // built for), with the option each came from. gpus is the container's GPU
-// count, which TGI shards over when --num-shard is not given. ok is false
+// count, which TGI shards over when --num-shard is not given. err is set
 // when something the estimate rests on is unknown: no model, a value the
-// manifest does not state, a quantization without a mapping, or no
-// --max-total-tokens (by default the launcher sizes it from the memory
-// left, so no request length holds for every GPU).
-func (t *TGI) ServeConfig(gpus int) (cfg map[string]any, from map[string]string, err error) {
+// manifest does not state, or a quantization without a mapping.
+//
+// Without --max-total-tokens the launcher leaves the token budget to the
+// server (launcher/src/main.rs @ db931fcf: max_total_tokens "Default to
+// min(max_allocatable, max_position_embeddings)"), whose warmup
+// (server/text_generation_server/models/flash_causal_lm.py warmup @
+// db931fcf) first runs one prefill batch of max_batch_prefill_tokens
+// tokens with their KV blocks allocated, under cuda_memory_fraction, and
+// only then fits max_total_tokens to the blocks the memory left holds
+// (min(num_blocks × BLOCK_SIZE, model_max_length,
+// max_position_embeddings)), never fewer than the warmup's. So what must
+// fit whatever TGI picks is the weights plus that prefill: its
+// activations and one sequence of that many tokens' KV cache. The
+// prefill size is --max-batch-prefill-tokens when stated, else the
+// launcher's default (main.rs: compute_optimal or 4096, at most
+// max_position_embeddings, lowered to what its own VRAM estimate allows
+// on GPUs it knows); assumed then names it and why, and a verdict that
+// rests on it is no more than advice.
+func (t *TGI) ServeConfig(gpus int) (cfg map[string]any, from map[string]string, assumed string, err error) {
 	cfg, from = map[string]any{}, map[string]string{}
 	get := func(name string) (TGIOption, bool, error) {
 		o, ok := t.Options[name]
@@ -167,24 +182,24 @@ func (t *TGI) ServeConfig(gpus int) (cfg map[string]any, from map[string]string,
 	}
 	model, ok, err := get("model-id")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	if !ok || model.Value == "" {
-		return nil, nil, fmt.Errorf("no --model-id or MODEL_ID")
+		return nil, nil, "", fmt.Errorf("no --model-id or MODEL_ID")
 	}
 	cfg["model"], from["model"] = model.Value, "model-id"
 	shards := 0
 	if o, ok, err := get("num-shard"); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	} else if ok {
 		n, err := strconv.Atoi(strings.TrimSpace(o.Value))
 		if err != nil || n < 1 {
-			return nil, nil, fmt.Errorf("num-shard %q is not a positive integer", o.Value)
+			return nil, nil, "", fmt.Errorf("num-shard %q is not a positive integer", o.Value)
 		}
 		shards = n
 		from["tensor-parallel-size"] = "num-shard"
 	} else if o, ok, err := get("sharded"); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	} else if ok && strings.EqualFold(o.Value, "false") {
 		shards = 1
 		from["tensor-parallel-size"] = "sharded"
@@ -194,51 +209,69 @@ func (t *TGI) ServeConfig(gpus int) (cfg map[string]any, from map[string]string,
 	if shards > 0 {
 		cfg["tensor-parallel-size"] = int64(shards)
 	}
-	total, ok, err := get("max-total-tokens")
+	total, hasTotal, err := get("max-total-tokens")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	if !ok {
-		return nil, nil, fmt.Errorf("no --max-total-tokens or MAX_TOTAL_TOKENS")
+	if hasTotal {
+		n, err := strconv.ParseInt(strings.TrimSpace(total.Value), 10, 64)
+		if err != nil || n < 1 {
+			return nil, nil, "", fmt.Errorf("max-total-tokens %q is not a positive integer", total.Value)
+		}
+		cfg["max-model-len"], from["max-model-len"] = n, "max-total-tokens"
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(total.Value), 10, 64)
-	if err != nil || n < 1 {
-		return nil, nil, fmt.Errorf("max-total-tokens %q is not a positive integer", total.Value)
-	}
-	cfg["max-model-len"], from["max-model-len"] = n, "max-total-tokens"
 	if o, ok, err := get("max-batch-prefill-tokens"); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	} else if ok {
 		n, err := strconv.ParseInt(strings.TrimSpace(o.Value), 10, 64)
 		if err != nil || n < 1 {
-			return nil, nil, fmt.Errorf("max-batch-prefill-tokens %q is not a positive integer", o.Value)
+			return nil, nil, "", fmt.Errorf("max-batch-prefill-tokens %q is not a positive integer", o.Value)
 		}
 		cfg["max-num-batched-tokens"], from["max-num-batched-tokens"] = n, "max-batch-prefill-tokens"
+	}
+	if !hasTotal {
+		// The warmup's prefill batch is the one sequence that must fit.
+		prefill, ok := cfg["max-num-batched-tokens"].(int64)
+		if ok {
+			assumed = "the stated max_batch_prefill_tokens as one sequence: TGI fits max_total_tokens to the memory its warmup prefill leaves"
+			from["max-model-len"] = "max-batch-prefill-tokens"
+		} else {
+			prefill = TGIDefaultPrefillTokens
+			cfg["max-num-batched-tokens"] = prefill
+			assumed = "TGI's default max_batch_prefill_tokens as one sequence: TGI fits max_total_tokens to the memory its warmup prefill leaves, and may prefill fewer on a GPU it knows"
+		}
+		cfg["max-model-len"] = prefill
 	}
 	// cuda_memory_fraction defaults to 1.0: the whole visible memory.
 	cfg["gpu-memory-utilization"] = 1.0
 	if o, ok, err := get("cuda-memory-fraction"); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	} else if ok {
 		f, err := strconv.ParseFloat(strings.TrimSpace(o.Value), 64)
 		if err != nil || f <= 0 || f > 1 {
-			return nil, nil, fmt.Errorf("cuda-memory-fraction %q is not in (0, 1]", o.Value)
+			return nil, nil, "", fmt.Errorf("cuda-memory-fraction %q is not in (0, 1]", o.Value)
 		}
 		cfg["gpu-memory-utilization"], from["gpu-memory-utilization"] = f, "cuda-memory-fraction"
 	}
 	if o, ok, err := get("quantize"); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	} else if ok {
 		q, known := tgiQuantize[strings.ToLower(strings.TrimSpace(o.Value))]
 		if !known {
-			return nil, nil, fmt.Errorf("quantize %q has no weight format in the memory model", o.Value)
+			return nil, nil, "", fmt.Errorf("quantize %q has no weight format in the memory model", o.Value)
 		}
 		cfg["quantization"], from["quantization"] = q, "quantize"
 	}
 	if o, ok, err := get("dtype"); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	} else if ok {
 		cfg["dtype"], from["dtype"] = o.Value, "dtype"
 	}
-	return cfg, from, nil
+	return cfg, from, assumed, nil
 }
+
+// TGIDefaultPrefillTokens is the launcher's default max_batch_prefill_tokens
+// for a text model when it cannot estimate the GPU's optimum
+// (launcher/src/main.rs @ db931fcf: default_optimal 4096; 10000 for
+// Qwen2-VL and 8000 for Gemma 3, vision models).
+const TGIDefaultPrefillTokens = int64(4096)

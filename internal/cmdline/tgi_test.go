@@ -2,6 +2,7 @@ package cmdline
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -32,8 +33,12 @@ func TestRecognizeTGI(t *testing.T) {
 			Args: arg("--model-id", "m", "--max-total-tokens=512", "--quantize", "bitsandbytes", "--sharded", "false"),
 			Env:  map[string]string{"MODEL_ID": "other", "MAX_TOTAL_TOKENS": "9999"}}, 4,
 			map[string]any{"model": "m", "tensor-parallel-size": int64(1), "max-model-len": int64(512), "quantization": "int8", "gpu-memory-utilization": 1.0}},
-		{"no max total tokens: the launcher sizes it from free memory", Container{Image: "ghcr.io/huggingface/text-generation-inference:3.0",
-			Env: map[string]string{"MODEL_ID": "m"}}, 1, nil},
+		{"no max total tokens: sized at the launcher's default warmup prefill", Container{Image: "ghcr.io/huggingface/text-generation-inference:3.0",
+			Env: map[string]string{"MODEL_ID": "m"}}, 1,
+			map[string]any{"model": "m", "tensor-parallel-size": int64(1), "max-model-len": int64(4096), "max-num-batched-tokens": int64(4096), "gpu-memory-utilization": 1.0}},
+		{"no max total tokens: sized at the stated warmup prefill", Container{Image: "ghcr.io/huggingface/text-generation-inference:3.0",
+			Env: map[string]string{"MODEL_ID": "m", "MAX_BATCH_PREFILL_TOKENS": "1024"}}, 1,
+			map[string]any{"model": "m", "tensor-parallel-size": int64(1), "max-model-len": int64(1024), "max-num-batched-tokens": int64(1024), "gpu-memory-utilization": 1.0}},
 		{"model from an unstated variable", Container{Image: "ghcr.io/huggingface/text-generation-inference",
 			Args: arg("--model-id=$(SECRET_MODEL)", "--max-total-tokens", "10")}, 1, nil},
 		{"exl2 has no weight format", Container{Image: "ghcr.io/huggingface/text-generation-inference",
@@ -49,7 +54,7 @@ func TestRecognizeTGI(t *testing.T) {
 				}
 				return
 			}
-			got, _, err := tgi.ServeConfig(c.gpus)
+			got, _, assumed, err := tgi.ServeConfig(c.gpus)
 			if c.want == nil {
 				if err == nil {
 					t.Fatalf("ServeConfig = %v, want an error", got)
@@ -58,6 +63,14 @@ func TestRecognizeTGI(t *testing.T) {
 			}
 			if err != nil || !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("ServeConfig = %v, %v; want %v", got, err, c.want)
+			}
+			// A budget TGI picks itself is an assumed input.
+			_, stated := c.ct.Env["MAX_TOTAL_TOKENS"]
+			for _, a := range c.ct.Args {
+				stated = stated || strings.HasPrefix(a.Text, "--max-total-tokens")
+			}
+			if (assumed == "") != stated {
+				t.Errorf("assumed = %q with max total tokens stated %v", assumed, stated)
 			}
 		})
 	}
@@ -70,11 +83,11 @@ func TestTGIEnvUnknown(t *testing.T) {
 	ct := Container{Image: "ghcr.io/huggingface/text-generation-inference:2.4.1",
 		Env:        map[string]string{"MODEL_ID": "m", "MAX_TOTAL_TOKENS": "1024"},
 		EnvUnknown: func(name string) bool { return name == "NUM_SHARD" }}
-	if cfg, _, err := RecognizeTGI(ct).ServeConfig(2); err == nil {
+	if cfg, _, _, err := RecognizeTGI(ct).ServeConfig(2); err == nil {
 		t.Errorf("ServeConfig = %v, want an error: NUM_SHARD is set from an unknown value", cfg)
 	}
 	ct.EnvUnknown = func(string) bool { return false }
-	if _, _, err := RecognizeTGI(ct).ServeConfig(2); err != nil {
+	if _, _, _, err := RecognizeTGI(ct).ServeConfig(2); err != nil {
 		t.Errorf("ServeConfig: %v", err)
 	}
 }

@@ -145,6 +145,9 @@ func (s *subject) inputs() map[string]finding.Input {
 			out[name] = in
 		}
 	}
+	for _, in := range s.defaults {
+		out[in.Name] = in
+	}
 	s.evidence = out
 	return out
 }

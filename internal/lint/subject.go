@@ -52,6 +52,10 @@ type subject struct {
 	// (a model named by an env var or by the directory of its weights),
 	// each with why: they are assumed inputs of every verdict.
 	assumed map[string]string
+	// defaults are inputs the file leaves to its server's default and the
+	// estimate assumes outright (a TGI container's token budget), each
+	// with its value, why and what settles it.
+	defaults []finding.Input
 	// launcher is the Accelerate config that launches this DeepSpeed
 	// file, when there is one.
 	launcher *launcher
@@ -202,6 +206,9 @@ func (s *subject) input(params map[string]any) map[string]any {
 	if est, mem := s.tgt.estimate(s.work); est != nil {
 		in["estimate"] = est
 		s.sizing = s.tgt.sizing(est)
+		if s.sizing != nil && s.sizing.Note == "" && len(s.defaults) > 0 {
+			s.sizing.Note = AssumedNote(s.defaults)
+		}
 		s.memory = mem
 	}
 	for k, v := range s.extra {

@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"fmt"
+
 	"github.com/gpulint/gpulint/internal/cmdline"
 	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
@@ -25,7 +27,7 @@ func (l *Linter) tgiSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 	if t == nil {
 		return nil
 	}
-	cfg, from, err := t.ServeConfig(int(c.GPU))
+	cfg, from, assumed, err := t.ServeConfig(int(c.GPU))
 	if err != nil {
 		return nil
 	}
@@ -49,7 +51,6 @@ func (l *Linter) tgiSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 	}
 	ts := &subject{kind: kindTGI, file: s.file, doc: s.doc, root: cn, prefix: clone(c.Path), value: cfg,
 		optAt: at, whole: &whole}
-	ts.work = normalize.TGI(cfg)
 	h := podHints(s, pod)
 	h.GPUs = int(c.GPU)
 	if c.GPU > 0 {
@@ -57,7 +58,32 @@ func (l *Linter) tgiSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 		h.GPUsRange = &r
 	}
 	migAt := migHint(s, pod, c, &h)
-	ts.tgt = l.migParents(l.resolveTarget(s.file.Path, proj, ts.work, h), ts.work, h.MIGProfile, migAt)
+	resolve := func() {
+		ts.work = normalize.TGI(cfg)
+		ts.tgt = l.migParents(l.resolveTarget(s.file.Path, proj, ts.work, h), ts.work, h.MIGProfile, migAt)
+	}
+	resolve()
+	if assumed == "" {
+		return ts
+	}
+	// The launcher's default prefill is at most the model's
+	// max_position_embeddings (launcher/src/main.rs @ db931fcf).
+	if _, stated := from["max-num-batched-tokens"]; !stated && ts.tgt.Model != nil {
+		if n := int64(ts.tgt.Model.MaxPositions); n > 0 && n < cfg["max-model-len"].(int64) {
+			cfg["max-model-len"], cfg["max-num-batched-tokens"] = n, n
+			resolve()
+		}
+	}
+	// The sequence the estimate holds is the warmup's prefill, not a
+	// budget the manifest states: an assumed input of every verdict that
+	// rests on it, located at the option that states the prefill or else
+	// at the container.
+	r := whole
+	if at, ok := at["max-num-batched-tokens"]; ok {
+		r = at
+	}
+	ts.defaults = []finding.Input{{Name: "seq_len", Value: fmt.Sprint(cfg["max-model-len"]), Source: finding.SourceAssumed,
+		Range: &r, Settle: assumed + "; set MAX_TOTAL_TOKENS"}}
 	return ts
 }
 

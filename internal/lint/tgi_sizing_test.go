@@ -1,0 +1,68 @@
+package lint_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpulint/gpulint/internal/lint"
+)
+
+// A TGI container that leaves max_total_tokens to TGI is sized at the
+// warmup prefill TGI must hold whatever budget it picks, and the sizing
+// says that prefill was assumed; one that states the budget is sized at
+// it with nothing assumed. The launcher's default prefill is at most the
+// model's max_position_embeddings (GPT-2's 1024).
+func TestTGISizingWithoutMaxTotalTokens(t *testing.T) {
+	manifest := func(model, env string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: tgi
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-l4
+      containers:
+      - name: tgi
+        image: ghcr.io/huggingface/text-generation-inference:3.0
+        env:
+        - {name: MODEL_ID, value: ` + model + `}
+` + env + `        resources:
+          limits:
+            nvidia.com/gpu: 1
+`
+	}
+	const llama = "meta-llama/Llama-3.1-8B-Instruct"
+	_, paths := writeFiles(t, map[string]string{
+		"default.yaml": manifest(llama, ""),
+		"prefill.yaml": manifest(llama, "        - {name: MAX_BATCH_PREFILL_TOKENS, value: \"1024\"}\n"),
+		"stated.yaml":  manifest(llama, "        - {name: MAX_TOTAL_TOKENS, value: \"4096\"}\n"),
+		"gpt2.yaml":    manifest("openai-community/gpt2", ""),
+	})
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*lint.Sizing{}
+	for _, fr := range res.Files {
+		got[filepath.Base(fr.Path)] = fr.Sizing
+	}
+	for name, note := range map[string]string{
+		"default.yaml": "assumes seq_len 4096 (TGI's default max_batch_prefill_tokens",
+		"prefill.yaml": "assumes seq_len 1024 (the stated max_batch_prefill_tokens",
+		"stated.yaml":  "",
+		"gpt2.yaml":    "assumes seq_len 1024 (TGI's default max_batch_prefill_tokens",
+	} {
+		s := got[name]
+		if s == nil || !s.Fits || s.GPU != "L4" || s.PerGPUBytes <= 0 {
+			t.Errorf("%s: sizing %+v, want the model fitting one L4", name, s)
+			continue
+		}
+		if !strings.HasPrefix(s.Note, note) || (note == "") != (s.Note == "") {
+			t.Errorf("%s: note %q, want it to start with %q", name, s.Note, note)
+		}
+	}
+}
