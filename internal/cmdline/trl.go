@@ -155,3 +155,21 @@ func trlValue(o TRLOption) any {
 	}
 	return o.Value
 }
+
+// trlLaunchOptions are the options the trl CLI hands to accelerate launch
+// rather than to the script: the Accelerate config (a path or the name of
+// one it ships, zero3, fsdp2, ... in trl/accelerate_configs), the process
+// and machine counts (huggingface/trl b99d97ca trl/cli/accelerate_config.py
+// resolve_accelerate_config_argument; launch.go's notes).
+var trlLaunchOptions = []string{"accelerate_config", "config_file", "num_processes", "num_machines"}
+
+// TRLLaunchOptions reports whether the options set the launch's world
+// size or sharding: then they, not the pod's GPUs, decide it.
+func TRLLaunchOptions(from map[string]TRLOption) bool {
+	for _, k := range trlLaunchOptions {
+		if _, ok := from[k]; ok {
+			return true
+		}
+	}
+	return false
+}

@@ -43,6 +43,12 @@ func (l *Linter) trlSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 	}
 	migAt := migHint(s, pod, c, &h)
 	ts.tgt = l.migParents(l.resolveTarget(s.file.Path, proj, ts.work, h), ts.work, h.MIGProfile, migAt)
+	if cmdline.TRLLaunchOptions(from) {
+		// The world size or the sharding comes from options the trl CLI
+		// hands to accelerate launch, not from the pod's GPU count: no
+		// memory verdict sized on the pod holds.
+		ts.tgt.Model = nil
+	}
 	return ts
 }
 

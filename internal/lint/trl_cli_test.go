@@ -75,4 +75,17 @@ func TestTRLCommandLineIsTheRecipe(t *testing.T) {
 			t.Errorf("LoRA on the L4 got %s: %s", f.Rule, f.Message)
 		}
 	}
+
+	// An Accelerate config (here one the trl package ships) decides the
+	// world size and sharding, which the pod's GPU count does not say: no
+	// memory verdict.
+	doc = trlJob("nvidia-l4", "4", "--model_name_or_path=meta-llama/Llama-3.1-8B", "--bf16",
+		"--per_device_train_batch_size=1", "--accelerate_config", "zero3")
+	fr, err = l.LintBytes(context.Background(), "job.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr.Sizing != nil {
+		t.Errorf("sizing with --accelerate_config = %+v, want none", fr.Sizing)
+	}
 }
