@@ -178,6 +178,9 @@ func (s *subject) edits(ops []check.Op) ([]finding.Edit, error) {
 	if s.embed != nil {
 		return nil, errEmbeddedEdit
 	}
+	if s.optAt != nil && s.kind == string(source.KindFinetune) {
+		return nil, errOptionEdit
+	}
 	sops := make([]source.Op, 0, len(ops))
 	for _, o := range ops {
 		op := source.Op{Kind: source.Set, Path: s.docPath(o.Path), Value: o.Value}

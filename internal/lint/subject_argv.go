@@ -252,6 +252,8 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 			} else if cmd, value = kserveVLLM(s, c, ct); cmd == nil {
 				if ts := l.tgiSubject(s, pod, c, cn, ct, proj); ts != nil {
 					out = append(out, ts)
+				} else if ts := l.trlSubject(s, pod, c, cn, ct, proj); ts != nil {
+					out = append(out, ts)
 				}
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/ray"
+	"github.com/gpulint/gpulint/internal/source"
 )
 
 // podInput renders a pod in the plain form the rules read.
@@ -101,7 +102,7 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	pods := kube.FindPods(s.value)
 	vs, fs := l.vllmContainerSubjects(s, pods, proj)
 	for _, v := range vs {
-		if v.kind == kindTGI {
+		if v.kind != string(source.KindVLLM) {
 			continue
 		}
 		for pi := range pods {
