@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/cmdline"
@@ -13,7 +14,8 @@ import (
 )
 
 // helmSubjects derives one vLLM subject from each model a serving chart's
-// values deploy (helm.ProductionStack): the options the chart writes from
+// values deploy (helm.ProductionStack, or helm.SubstratusVLLM for a values
+// file of substratusai's vllm chart): the options the chart writes from
 // the model spec, then its extraArgs, which win; the GPU count is
 // requestGPU and the GPU what nodeSelectorTerms name. Each option is
 // located where the values file states it. No fix is offered: an edit
@@ -22,7 +24,24 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 	root := s.file.Docs[s.doc].Root
 	var out []*subject
 	var fs []finding.Finding
-	for _, ms := range helm.ProductionStack(s.value) {
+	specs := helm.ProductionStack(s.value)
+	podSpec := false
+	if len(specs) == 0 {
+		// Values of substratusai's vllm chart: the chart is the one its
+		// Chart.yaml names, or the one whose own keys the values set.
+		name := ""
+		chart := l.chartOf(s.file.Path)
+		if chart != nil {
+			name = chartName(chart)
+		}
+		if ms := helm.SubstratusVLLM(s.value, name); ms != nil {
+			specs, podSpec = []helm.ModelSpec{*ms}, true
+			if name != "" {
+				s.linked = append(s.linked, *chart)
+			}
+		}
+	}
+	for _, ms := range specs {
 		val := map[string]any{}
 		em := &embedded{keys: map[string]finding.Range{}, whole: s.locate(ms.Path)}
 		if n, _, matched := root.Lookup(ms.Path); n != nil && matched == len(ms.Path) && n.Kind == source.MapNode && len(n.Entries) > 0 {
@@ -52,9 +71,15 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 			prefix: clone(ms.Path),
 			value:  val,
 			embed:  em,
+			linked: s.linked,
 		}
 		vs.work = normalize.VLLM(val)
 		h := targetHints{At: s.locate, Hints: kube.TermsHints(ms.Terms, ms.TermsAt)}
+		if m, ok := s.value.(map[string]any); ok && podSpec {
+			// The chart copies nodeSelector and affinity into the pod
+			// spec as they are.
+			h.Hints = kube.PodSpecHints(m, nil)
+		}
 		switch {
 		case ms.GPUType == "nvidia.com/gpu" && ms.GPUs > 0:
 			r := s.locate(ms.GPUsAt)
@@ -70,4 +95,32 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 		out = append(out, vs)
 	}
 	return out, fs
+}
+
+// chartOf reads the Chart.yaml of the chart a values file belongs to: in
+// the file's directory (the chart's own values.yaml) or the one above it
+// (a chart's examples/ values); nil when neither holds one that parses.
+func (l *Linter) chartOf(path string) *relatedSource {
+	lim, _ := l.limits(nil)
+	for _, dir := range []string{filepath.Dir(path), filepath.Dir(filepath.Dir(path))} {
+		p := filepath.Join(dir, "Chart.yaml")
+		data, err := readLimited(p, min(lim.MaxBytes, 1<<16))
+		if err != nil {
+			continue
+		}
+		f, err := source.Parse(p, data, lim)
+		if err != nil || len(f.Docs) == 0 || f.Docs[0].Root == nil {
+			return nil
+		}
+		return &relatedSource{path: p, file: f}
+	}
+	return nil
+}
+
+// chartName is the name a Chart.yaml gives its chart.
+func chartName(c *relatedSource) string {
+	if n := c.file.Docs[0].Root.Get("name"); n != nil && n.Kind == source.ScalarNode {
+		return n.Text
+	}
+	return ""
 }

@@ -1,0 +1,97 @@
+package lint_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/lint"
+)
+
+// writeChart writes a chart directory: Chart.yaml (skipped when chart is
+// "") and one values file under examples/, and returns the values path.
+func writeChart(t *testing.T, chart, values string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if chart != "" {
+		if err := os.WriteFile(filepath.Join(dir, "Chart.yaml"), []byte("apiVersion: v2\nname: "+chart+"\nversion: 0.1.0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "examples"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "examples", "values.yaml")
+	if err := os.WriteFile(p, []byte(values), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Values of substratusai's vllm chart are the vLLM server the chart
+// deploys: sized with no flags, the model at its key, the GPU at the node
+// selector and the count at the container's GPU limit.
+func TestSubstratusVLLMChartValues(t *testing.T) {
+	const values = `model: meta-llama/Llama-3.1-70B-Instruct
+resources:
+  limits:
+    nvidia.com/gpu: 1
+nodeSelector:
+  cloud.google.com/gke-accelerator: nvidia-l4
+`
+	run := func(p string) lint.FileResult {
+		t.Helper()
+		res, err := newLinter(t, lint.Options{}).Run(context.Background(), []string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Files) != 1 {
+			t.Fatalf("%d file results, want 1", len(res.Files))
+		}
+		return res.Files[0]
+	}
+	fr := run(writeChart(t, "vllm", values))
+	if fr.Sizing == nil || fr.Sizing.GPU != "L4" || fr.Sizing.Fits {
+		t.Fatalf("sizing = %+v, want 70B not fitting one L4", fr.Sizing)
+	}
+	type input struct {
+		Name      string
+		Line, Col int
+	}
+	var got []input
+	for _, f := range fr.Findings {
+		if f.Rule != "GPU004" {
+			continue
+		}
+		if f.Range.Start.Line != 1 || f.Severity != finding.SeverityError {
+			t.Errorf("GPU004 at line %d (%s), want an error at the model, line 1", f.Range.Start.Line, f.Severity)
+		}
+		for _, e := range f.Evidence {
+			in := input{Name: e.Name}
+			if e.Range != nil {
+				in.Line, in.Col = e.Range.Start.Line, e.Range.Start.Col
+			}
+			got = append(got, in)
+		}
+	}
+	want := []input{{"gpu", 6, 3}, {"gpus", 4, 5}, {"model", 1, 1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("GPU004 evidence (-want +got):\n%s", diff)
+	}
+
+	// With no Chart.yaml, a key only the vllm chart defines names it.
+	if fr := run(writeChart(t, "", values+"maxModelLen: 4096\n")); fr.Sizing == nil {
+		t.Errorf("values with the chart's maxModelLen and no Chart.yaml: no sizing")
+	}
+	// The same values are another chart's (TGI's takes them too) or no
+	// known chart's: nothing is sized.
+	for _, chart := range []string{"text-generation-inference", ""} {
+		if fr := run(writeChart(t, chart, values)); fr.Sizing != nil || len(fr.Findings) != 0 {
+			t.Errorf("chart %q: sizing %+v, findings %v, want none", chart, fr.Sizing, fr.Findings)
+		}
+	}
+}
