@@ -95,3 +95,21 @@ nodeSelector:
 		}
 	}
 }
+
+// The sizing of chart values names the Chart.yaml that says which chart
+// they are.
+func TestSubstratusVLLMChartSizingRelated(t *testing.T) {
+	p := writeChart(t, "vllm", "model: meta-llama/Llama-3.1-8B-Instruct\nresources:\n  limits:\n    nvidia.com/gpu: 1\nnodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\n")
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), []string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	z := res.Files[0].Sizing
+	if z == nil {
+		t.Fatal("no sizing")
+	}
+	want := []lint.SizingSource{{Role: "chart", File: filepath.Join(filepath.Dir(filepath.Dir(p)), "Chart.yaml"), Line: 2}}
+	if diff := cmp.Diff(want, z.Related); diff != "" {
+		t.Errorf("sizing related (-want +got):\n%s", diff)
+	}
+}

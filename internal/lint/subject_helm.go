@@ -26,6 +26,7 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 	var fs []finding.Finding
 	specs := helm.ProductionStack(s.value)
 	podSpec := false
+	var sizedFrom []SizingSource
 	if len(specs) == 0 {
 		// Values of substratusai's vllm chart: the chart is the one its
 		// Chart.yaml names, or the one whose own keys the values set.
@@ -38,6 +39,11 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 			specs, podSpec = []helm.ModelSpec{*ms}, true
 			if name != "" {
 				s.linked = append(s.linked, *chart)
+				line := 1
+				if n := chart.file.Docs[0].Root.Get("name"); n != nil {
+					line = n.Start.Line
+				}
+				sizedFrom = append(sizedFrom, SizingSource{Role: "chart", File: chart.path, Line: line})
 			}
 		}
 	}
@@ -64,14 +70,15 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 			}
 		}
 		vs := &subject{
-			kind:   string(source.KindVLLM),
-			file:   s.file,
-			doc:    s.doc,
-			root:   root,
-			prefix: clone(ms.Path),
-			value:  val,
-			embed:  em,
-			linked: s.linked,
+			kind:      string(source.KindVLLM),
+			file:      s.file,
+			doc:       s.doc,
+			root:      root,
+			prefix:    clone(ms.Path),
+			value:     val,
+			embed:     em,
+			linked:    s.linked,
+			sizedFrom: sizedFrom,
 		}
 		vs.work = normalize.VLLM(val)
 		h := targetHints{At: s.locate, Hints: kube.TermsHints(ms.Terms, ms.TermsAt)}
