@@ -6,6 +6,8 @@
 package helm
 
 import (
+	"strings"
+
 	"github.com/gpulint/gpulint/internal/value"
 )
 
@@ -190,4 +192,81 @@ func SubstratusVLLM(doc any, chart string) *ModelSpec {
 		}
 	}
 	return spec
+}
+
+// TGIValues is the Text Generation Inference launcher substratusai's
+// text-generation-inference chart deploys from its values.
+type TGIValues struct {
+	// Options are launcher options by long name (model-id, num-shard,
+	// quantize, and those the env list sets by their variables), each
+	// with the path that states it.
+	Options []Option
+	// GPUs is resources.limits["nvidia.com/gpu"], at GPUsAt.
+	GPUs   int64
+	GPUsAt []any
+	// ImageTag is image.tag, at ImageTagAt; "" when the values leave it to
+	// the chart's appVersion.
+	ImageTag   string
+	ImageTagAt []any
+}
+
+// SubstratusTGI reads the values of substratusai/helm's
+// text-generation-inference chart as the launcher it runs; nil for any
+// other document. The chart's Deployment template (charts/
+// text-generation-inference/templates/deployment.yaml at aca799410e55)
+// sets MODEL_ID from model, NUM_SHARD from resources.limits
+// ["nvidia.com/gpu"] when set, QUANTIZE from quantize, then appends env as
+// it is; the launcher reads each variable as its option. A document is
+// this chart's when its Chart.yaml (chart) names it, or, with none, when
+// it sets quantize, a key only this chart defines, and none of the vllm
+// chart's own keys; it must set model as a string beside a resources map.
+func SubstratusTGI(doc any, chart string) *TGIValues {
+	m, _ := doc.(map[string]any)
+	model := value.String(m["model"])
+	res, ok := m["resources"].(map[string]any)
+	if !ok || model == "" {
+		return nil
+	}
+	switch chart {
+	case ChartSubstratusTGI:
+	case "":
+		if _, q := m["quantize"]; !q {
+			return nil
+		}
+		for _, k := range substratusVLLMKeys {
+			if _, ok := m[k]; ok {
+				return nil
+			}
+		}
+	default:
+		return nil
+	}
+	out := &TGIValues{Options: []Option{{"model-id", model, []any{"model"}}}}
+	lim, _ := res["limits"].(map[string]any)
+	if n, ok := value.Int(lim["nvidia.com/gpu"]); ok && n > 0 {
+		out.GPUs, out.GPUsAt = n, []any{"resources", "limits", "nvidia.com/gpu"}
+		out.Options = append(out.Options, Option{"num-shard", n, out.GPUsAt})
+	}
+	if q := value.String(m["quantize"]); q != "" {
+		out.Options = append(out.Options, Option{"quantize", q, []any{"quantize"}})
+	}
+	for i, e := range value.List(m["env"]) {
+		em, _ := e.(map[string]any)
+		name := value.String(em["name"])
+		if name == "" {
+			continue
+		}
+		// clap's env: the option's long name in upper snake case.
+		opt := strings.ToLower(strings.ReplaceAll(name, "_", "-"))
+		v, stated := em["value"]
+		if !stated {
+			v = nil // valueFrom: not stated here
+		}
+		out.Options = append(out.Options, Option{opt, v, []any{"env", i}})
+	}
+	img, _ := m["image"].(map[string]any)
+	if tag := value.String(img["tag"]); tag != "" {
+		out.ImageTag, out.ImageTagAt = tag, []any{"image", "tag"}
+	}
+	return out
 }

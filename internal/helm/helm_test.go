@@ -77,3 +77,39 @@ func TestSubstratusVLLM(t *testing.T) {
 		}
 	}
 }
+
+func TestSubstratusTGI(t *testing.T) {
+	res := map[string]any{"limits": map[string]any{"nvidia.com/gpu": int64(2)}}
+	doc := map[string]any{"model": "org/m", "quantize": "bitsandbytes-nf4", "resources": res,
+		"image": map[string]any{"tag": "1.4.5"},
+		"env": []any{map[string]any{"name": "MAX_TOTAL_TOKENS", "value": "4096"},
+			map[string]any{"name": "HF_TOKEN", "valueFrom": map[string]any{}}}}
+	gpus := []any{"resources", "limits", "nvidia.com/gpu"}
+	want := &TGIValues{Options: []Option{
+		{"model-id", "org/m", []any{"model"}},
+		{"num-shard", int64(2), gpus},
+		{"quantize", "bitsandbytes-nf4", []any{"quantize"}},
+		{"max-total-tokens", "4096", []any{"env", 0}},
+		{"hf-token", nil, []any{"env", 1}},
+	}, GPUs: 2, GPUsAt: gpus, ImageTag: "1.4.5", ImageTagAt: []any{"image", "tag"}}
+	if diff := cmp.Diff(want, SubstratusTGI(doc, "")); diff != "" {
+		t.Errorf("SubstratusTGI by its quantize key (-want +got):\n%s", diff)
+	}
+	plain := map[string]any{"model": "org/m", "resources": res}
+	if got := SubstratusTGI(plain, ChartSubstratusTGI); got == nil || len(got.Options) != 2 {
+		t.Errorf("SubstratusTGI by Chart.yaml = %+v, want model-id and num-shard", got)
+	}
+	for name, c := range map[string]struct {
+		doc   map[string]any
+		chart string
+	}{
+		"no chart key, no Chart.yaml": {plain, ""},
+		"the vllm chart":              {doc, ChartSubstratusVLLM},
+		"a vllm chart key":            {map[string]any{"model": "m", "quantize": "awq", "maxModelLen": 1, "resources": res}, ""},
+		"no resources":                {map[string]any{"model": "m"}, ChartSubstratusTGI},
+	} {
+		if got := SubstratusTGI(c.doc, c.chart); got != nil {
+			t.Errorf("%s: SubstratusTGI = %+v, want nil", name, got)
+		}
+	}
+}

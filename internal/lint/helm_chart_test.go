@@ -113,3 +113,67 @@ func TestSubstratusVLLMChartSizingRelated(t *testing.T) {
 		t.Errorf("sizing related (-want +got):\n%s", diff)
 	}
 }
+
+// Values of substratusai's text-generation-inference chart are the TGI
+// launcher it runs: with no MAX_TOTAL_TOKENS, the default of the chart's
+// TGI release (appVersion 1.x: 2048) is the sequence length; a release
+// whose default is not a fixed number (2.x and later) is not sized.
+func TestSubstratusTGIChartValues(t *testing.T) {
+	const values = `model: meta-llama/Llama-3.1-70B-Instruct
+resources:
+  limits:
+    nvidia.com/gpu: 1
+nodeSelector:
+  cloud.google.com/gke-accelerator: nvidia-l4
+`
+	write := func(appVersion, values string) string {
+		p := writeChart(t, "text-generation-inference", values)
+		chart := filepath.Join(filepath.Dir(filepath.Dir(p)), "Chart.yaml")
+		data := "apiVersion: v2\nname: text-generation-inference\nversion: 0.1.1\nappVersion: \"" + appVersion + "\"\n"
+		if err := os.WriteFile(chart, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	run := func(p string) lint.FileResult {
+		t.Helper()
+		res, err := newLinter(t, lint.Options{}).Run(context.Background(), []string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Files[0]
+	}
+	fr := run(write("1.1.0", values))
+	if fr.Sizing == nil || fr.Sizing.GPU != "L4" || fr.Sizing.Fits {
+		t.Fatalf("sizing = %+v, want 70B not fitting one L4", fr.Sizing)
+	}
+	var gpu004 *finding.Finding
+	for i, f := range fr.Findings {
+		if f.Rule == "GPU004" {
+			gpu004 = &fr.Findings[i]
+		}
+	}
+	if gpu004 == nil {
+		t.Fatalf("no GPU004 in %v", fr.Findings)
+	}
+	// 70B of bf16 weights exceed one L4 at any sequence length: the
+	// verdict rests on stated inputs only, so it stays an error.
+	if gpu004.Severity != finding.SeverityError {
+		t.Errorf("GPU004 is %s, want error", gpu004.Severity)
+	}
+	var names []string
+	for _, e := range gpu004.Evidence {
+		names = append(names, e.Name)
+	}
+	if diff := cmp.Diff([]string{"gpu", "gpus", "model"}, names); diff != "" {
+		t.Errorf("GPU004 evidence (-want +got):\n%s", diff)
+	}
+	// MAX_TOTAL_TOKENS in env states it; a 2.x release's default is not
+	// a fixed number.
+	if fr := run(write("2.0.0", values)); fr.Sizing != nil {
+		t.Errorf("TGI 2.0.0 with no MAX_TOTAL_TOKENS: sizing %+v, want none", fr.Sizing)
+	}
+	if fr := run(write("2.0.0", values+"env:\n- name: MAX_TOTAL_TOKENS\n  value: \"4096\"\n")); fr.Sizing == nil {
+		t.Errorf("MAX_TOTAL_TOKENS in env: no sizing")
+	}
+}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -34,6 +35,12 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 		chart := l.chartOf(s.file.Path)
 		if chart != nil {
 			name = chartName(chart)
+		}
+		if tv := helm.SubstratusTGI(s.value, name); tv != nil {
+			if ts := l.tgiChartSubject(s, tv, chart, proj); ts != nil {
+				return []*subject{ts}, nil
+			}
+			return nil, nil
 		}
 		if ms := helm.SubstratusVLLM(s.value, name); ms != nil {
 			specs, podSpec = []helm.ModelSpec{*ms}, true
@@ -130,4 +137,82 @@ func chartName(c *relatedSource) string {
 		return n.Text
 	}
 	return ""
+}
+
+// tgiChartSubject derives the TGI subject of substratusai's
+// text-generation-inference chart values (helm.SubstratusTGI), nil when
+// what the estimate rests on is not known (cmdline.TGI.ServeConfig). With
+// no max-total-tokens, the launcher's default for the image's release is
+// taken (cmdline.TGIDefaultMaxTotalTokens): the release is image.tag or,
+// left empty, the chart's appVersion (the template's `.Values.image.tag |
+// default .Chart.AppVersion`), and the sequence length is an assumed
+// input, since the values do not state it.
+func (l *Linter) tgiChartSubject(s *subject, tv *helm.TGIValues, chart *relatedSource, proj *config.Project) *subject {
+	t := &cmdline.TGI{Options: map[string]cmdline.TGIOption{}}
+	at := map[string]finding.Range{}
+	byOpt := map[string]finding.Range{}
+	for _, o := range tv.Options {
+		t.Options[o.Name] = cmdline.TGIOption{Name: o.Name, Value: scalarText(o.Value), Arg: -1, Unknown: o.Value == nil}
+		byOpt[o.Name] = s.locate(o.Path)
+	}
+	assumed := map[string]string{}
+	var sizedFrom []SizingSource
+	if _, ok := t.Options["max-total-tokens"]; !ok {
+		release, relAt := tv.ImageTag, s.locate(tv.ImageTagAt)
+		if release == "" && chart != nil {
+			if n := chart.file.Docs[0].Root.Get("appVersion"); n != nil && n.Kind == source.ScalarNode {
+				release, relAt = n.Text, chart.locate([]any{"appVersion"})
+			}
+		}
+		n, ok := cmdline.TGIDefaultMaxTotalTokens(release)
+		if !ok {
+			return nil
+		}
+		t.Options["max-total-tokens"] = cmdline.TGIOption{Name: "max-total-tokens", Value: fmt.Sprint(n), Arg: -1}
+		byOpt["max-total-tokens"] = relAt
+		assumed["seq_len"] = fmt.Sprintf("max_total_tokens %d is TGI %s's launcher default; set MAX_TOTAL_TOKENS in env to state it", n, release)
+	}
+	cfg, from, err := t.ServeConfig(int(tv.GPUs))
+	if err != nil {
+		return nil
+	}
+	for key, opt := range from {
+		if r, ok := byOpt[opt]; ok {
+			at[key] = r
+		}
+	}
+	if chart != nil {
+		s.linked = append(s.linked, *chart)
+		line := 1
+		if n := chart.file.Docs[0].Root.Get("name"); n != nil {
+			line = n.Start.Line
+		}
+		sizedFrom = append(sizedFrom, SizingSource{Role: "chart", File: chart.path, Line: line})
+	}
+	root := s.file.Docs[s.doc].Root
+	whole := root.Range(s.file.Path)
+	if len(root.Entries) > 0 {
+		whole = root.Entries[0].Key.Range(s.file.Path)
+	}
+	ts := &subject{kind: kindTGI, file: s.file, doc: s.doc, root: root, value: cfg,
+		optAt: at, whole: &whole, assumed: assumed, linked: s.linked, sizedFrom: sizedFrom}
+	ts.work = normalize.TGI(cfg)
+	h := targetHints{At: s.locate}
+	if m, ok := s.value.(map[string]any); ok {
+		h.Hints = kube.PodSpecHints(m, nil)
+	}
+	if tv.GPUs > 0 {
+		r := s.locate(tv.GPUsAt)
+		h.GPUs, h.GPUsRange = int(tv.GPUs), &r
+	}
+	ts.tgt = l.resolveTarget(s.file.Path, proj, ts.work, h)
+	return ts
+}
+
+// scalarText renders a values scalar as the text an env var carries.
+func scalarText(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
 }
