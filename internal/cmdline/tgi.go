@@ -275,3 +275,17 @@ func (t *TGI) ServeConfig(gpus int) (cfg map[string]any, from map[string]string,
 // (launcher/src/main.rs @ db931fcf: default_optimal 4096; 10000 for
 // Qwen2-VL and 8000 for Gemma 3, vision models).
 const TGIDefaultPrefillTokens = int64(4096)
+
+// TGIDefaultMaxTotalTokens is the max_total_tokens the launcher of a TGI
+// release uses when none is given, ok false where the default depends on
+// the model or the memory left. 1.x: a fixed 2048 (launcher/src/main.rs
+// @ v1.0.0 and v1.1.0 7a6fad6a: `#[clap(default_value = "2048", long,
+// env)] max_total_tokens`); 2.x defaults to min(max_position_embeddings,
+// 4096) and 3.x to what the memory left allows, neither a fixed number.
+func TGIDefaultMaxTotalTokens(release string) (int64, bool) {
+	r := strings.TrimPrefix(strings.TrimSpace(release), "v")
+	if major, _, _ := strings.Cut(r, "."); major == "1" && strings.Contains(r, ".") {
+		return 2048, true
+	}
+	return 0, false
+}

@@ -91,3 +91,11 @@ func TestTGIEnvUnknown(t *testing.T) {
 		t.Errorf("ServeConfig: %v", err)
 	}
 }
+
+func TestTGIDefaultMaxTotalTokens(t *testing.T) {
+	for rel, want := range map[string]int64{"1.1.0": 2048, "v1.4.5": 2048, "2.0.0": 0, "3.0.0": 0, "1": 0, "": 0, "latest": 0} {
+		if got, ok := TGIDefaultMaxTotalTokens(rel); got != want || ok != (want > 0) {
+			t.Errorf("TGIDefaultMaxTotalTokens(%q) = %d, %v; want %d", rel, got, ok, want)
+		}
+	}
+}

@@ -6,6 +6,8 @@
 package helm
 
 import (
+	"strings"
+
 	"github.com/gpulint/gpulint/internal/value"
 )
 
@@ -107,3 +109,164 @@ func ProductionStack(doc any) []ModelSpec {
 }
 
 func clone(p []any) []any { return append([]any(nil), p...) }
+
+// Chart names (Chart.yaml name) of substratusai/helm's serving charts.
+const (
+	ChartSubstratusVLLM = "vllm"
+	ChartSubstratusTGI  = "text-generation-inference"
+)
+
+// substratusVLLMKeys are top-level values only substratusai's vllm chart
+// defines (charts/vllm/values.yaml at aca799410e55; the Deployment
+// template turns each into an env var of the substratusai/vllm image).
+var substratusVLLMKeys = []string{"quantization", "maxModelLen", "gpuMemoryUtilization", "servedModelName", "readManyPVC", "chatTemplate"}
+
+// substratusVLLMEnv maps the values substratusai's vllm chart passes to
+// the image as env vars to the vLLM flags the image's entrypoint writes
+// from them. Sources: substratusai/helm charts/vllm/templates/
+// deployment.yaml at aca799410e55 (MODEL, QUANTIZATION, DTYPE,
+// GPU_MEMORY_UTILIZATION, MAX_MODEL_LEN env from .Values), and the
+// entrypoint of the image it runs (appVersion v0.5.4): substratusai/
+// vllm-docker entrypoint.sh at 8f2626b10fae (`--model ${MODEL}`, `-q
+// ${QUANTIZATION} --dtype ${DTYPE}` only when QUANTIZATION is set,
+// --gpu-memory-utilization, --max-model-len; --tensor-parallel-size is the
+// count of GPUs nvidia-smi lists in the container).
+var substratusVLLMEnv = []struct{ key, flag string }{
+	{"model", "model"},
+	{"quantization", "quantization"},
+	{"dtype", "dtype"},
+	{"gpuMemoryUtilization", "gpu-memory-utilization"},
+	{"maxModelLen", "max-model-len"},
+}
+
+// SubstratusVLLM reads the values of substratusai/helm's vllm chart as the
+// vLLM server it deploys: a model spec at the document root with the
+// options the image's entrypoint writes, the GPU count from
+// resources.limits["nvidia.com/gpu"] (also the tensor parallel size: the
+// entrypoint passes the number of GPUs it sees) and the node selector in
+// the document's nodeSelector and affinity (the template copies both into
+// the pod spec unchanged). chart is the name in the chart's Chart.yaml when the
+// repository holds one ("" when not): a document is this chart's when
+// chart names it, or, with no Chart.yaml, when it holds a key only this
+// chart defines; it must set model as a string beside a resources map.
+// nil for any other document.
+func SubstratusVLLM(doc any, chart string) *ModelSpec {
+	m, _ := doc.(map[string]any)
+	model := value.String(m["model"])
+	if _, ok := m["resources"].(map[string]any); !ok || model == "" {
+		return nil
+	}
+	switch chart {
+	case ChartSubstratusVLLM:
+	case "":
+		own := false
+		for _, k := range substratusVLLMKeys {
+			if _, ok := m[k]; ok {
+				own = true
+			}
+		}
+		if _, tgi := m["quantize"]; !own || tgi {
+			return nil
+		}
+	default:
+		return nil
+	}
+	spec := &ModelSpec{Path: []any{}, GPUType: "nvidia.com/gpu"}
+	quantized := value.String(m["quantization"]) != ""
+	for _, o := range substratusVLLMEnv {
+		v, ok := m[o.key]
+		if !ok || v == nil || v == "" || (o.key == "dtype" && !quantized) {
+			continue // the template skips empty values; DTYPE is read only with QUANTIZATION
+		}
+		spec.Options = append(spec.Options, Option{o.flag, v, []any{o.key}})
+	}
+	lim, _ := m["resources"].(map[string]any)["limits"].(map[string]any)
+	if n, ok := value.Int(lim["nvidia.com/gpu"]); ok && n > 0 {
+		spec.GPUs, spec.GPUsAt = n, []any{"resources", "limits", "nvidia.com/gpu"}
+		spec.Options = append(spec.Options, Option{"tensor-parallel-size", n, spec.GPUsAt})
+	}
+	// EXTRA_ARGS in env: flags appended after the chart's, unread here.
+	for _, e := range value.List(m["env"]) {
+		if em, _ := e.(map[string]any); value.String(em["name"]) == "EXTRA_ARGS" {
+			spec.Unread = append(spec.Unread, "EXTRA_ARGS")
+		}
+	}
+	return spec
+}
+
+// TGIValues is the Text Generation Inference launcher substratusai's
+// text-generation-inference chart deploys from its values.
+type TGIValues struct {
+	// Options are launcher options by long name (model-id, num-shard,
+	// quantize, and those the env list sets by their variables), each
+	// with the path that states it.
+	Options []Option
+	// GPUs is resources.limits["nvidia.com/gpu"], at GPUsAt.
+	GPUs   int64
+	GPUsAt []any
+	// ImageTag is image.tag, at ImageTagAt; "" when the values leave it to
+	// the chart's appVersion.
+	ImageTag   string
+	ImageTagAt []any
+}
+
+// SubstratusTGI reads the values of substratusai/helm's
+// text-generation-inference chart as the launcher it runs; nil for any
+// other document. The chart's Deployment template (charts/
+// text-generation-inference/templates/deployment.yaml at aca799410e55)
+// sets MODEL_ID from model, NUM_SHARD from resources.limits
+// ["nvidia.com/gpu"] when set, QUANTIZE from quantize, then appends env as
+// it is; the launcher reads each variable as its option. A document is
+// this chart's when its Chart.yaml (chart) names it, or, with none, when
+// it sets quantize, a key only this chart defines, and none of the vllm
+// chart's own keys; it must set model as a string beside a resources map.
+func SubstratusTGI(doc any, chart string) *TGIValues {
+	m, _ := doc.(map[string]any)
+	model := value.String(m["model"])
+	res, ok := m["resources"].(map[string]any)
+	if !ok || model == "" {
+		return nil
+	}
+	switch chart {
+	case ChartSubstratusTGI:
+	case "":
+		if _, q := m["quantize"]; !q {
+			return nil
+		}
+		for _, k := range substratusVLLMKeys {
+			if _, ok := m[k]; ok {
+				return nil
+			}
+		}
+	default:
+		return nil
+	}
+	out := &TGIValues{Options: []Option{{"model-id", model, []any{"model"}}}}
+	lim, _ := res["limits"].(map[string]any)
+	if n, ok := value.Int(lim["nvidia.com/gpu"]); ok && n > 0 {
+		out.GPUs, out.GPUsAt = n, []any{"resources", "limits", "nvidia.com/gpu"}
+		out.Options = append(out.Options, Option{"num-shard", n, out.GPUsAt})
+	}
+	if q := value.String(m["quantize"]); q != "" {
+		out.Options = append(out.Options, Option{"quantize", q, []any{"quantize"}})
+	}
+	for i, e := range value.List(m["env"]) {
+		em, _ := e.(map[string]any)
+		name := value.String(em["name"])
+		if name == "" {
+			continue
+		}
+		// clap's env: the option's long name in upper snake case.
+		opt := strings.ToLower(strings.ReplaceAll(name, "_", "-"))
+		v, stated := em["value"]
+		if !stated {
+			v = nil // valueFrom: not stated here
+		}
+		out.Options = append(out.Options, Option{opt, v, []any{"env", i}})
+	}
+	img, _ := m["image"].(map[string]any)
+	if tag := value.String(img["tag"]); tag != "" {
+		out.ImageTag, out.ImageTagAt = tag, []any{"image", "tag"}
+	}
+	return out
+}

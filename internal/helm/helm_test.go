@@ -36,3 +36,80 @@ func TestProductionStack(t *testing.T) {
 		t.Errorf("ProductionStack of other values = %v, want nil", got)
 	}
 }
+
+func TestSubstratusVLLM(t *testing.T) {
+	res := map[string]any{"limits": map[string]any{"nvidia.com/gpu": int64(2)}}
+	doc := map[string]any{"model": "org/m-AWQ", "quantization": "awq", "dtype": "half", "maxModelLen": int64(8192),
+		"gpuMemoryUtilization": "", "replicaCount": int64(1), "resources": res}
+	gpus := []any{"resources", "limits", "nvidia.com/gpu"}
+	want := &ModelSpec{Path: []any{}, GPUType: "nvidia.com/gpu", GPUs: 2, GPUsAt: gpus, Options: []Option{
+		{"model", "org/m-AWQ", []any{"model"}},
+		{"quantization", "awq", []any{"quantization"}},
+		{"dtype", "half", []any{"dtype"}},
+		{"max-model-len", int64(8192), []any{"maxModelLen"}},
+		{"tensor-parallel-size", int64(2), gpus},
+	}}
+	if diff := cmp.Diff(want, SubstratusVLLM(doc, "")); diff != "" {
+		t.Errorf("SubstratusVLLM by its keys (-want +got):\n%s", diff)
+	}
+	// DTYPE reaches vLLM only with QUANTIZATION (the image's entrypoint).
+	plain := map[string]any{"model": "org/m", "dtype": "half", "resources": res,
+		"env": []any{map[string]any{"name": "EXTRA_ARGS", "value": "--max-model-len 4096"}}}
+	want = &ModelSpec{Path: []any{}, GPUType: "nvidia.com/gpu", GPUs: 2, GPUsAt: gpus, Options: []Option{
+		{"model", "org/m", []any{"model"}},
+		{"tensor-parallel-size", int64(2), gpus},
+	}, Unread: []string{"EXTRA_ARGS"}}
+	if diff := cmp.Diff(want, SubstratusVLLM(plain, ChartSubstratusVLLM)); diff != "" {
+		t.Errorf("SubstratusVLLM by Chart.yaml (-want +got):\n%s", diff)
+	}
+	for name, c := range map[string]struct {
+		doc   map[string]any
+		chart string
+	}{
+		"no chart key, no Chart.yaml": {plain, ""},
+		"TGI's chart":                 {doc, ChartSubstratusTGI},
+		"TGI's quantize key":          {map[string]any{"model": "m", "quantize": "awq", "maxModelLen": 1, "resources": res}, ""},
+		"no resources":                {map[string]any{"model": "m", "maxModelLen": 1}, ChartSubstratusVLLM},
+		"model not a string":          {map[string]any{"model": map[string]any{}, "resources": res}, ChartSubstratusVLLM},
+	} {
+		if got := SubstratusVLLM(c.doc, c.chart); got != nil {
+			t.Errorf("%s: SubstratusVLLM = %+v, want nil", name, got)
+		}
+	}
+}
+
+func TestSubstratusTGI(t *testing.T) {
+	res := map[string]any{"limits": map[string]any{"nvidia.com/gpu": int64(2)}}
+	doc := map[string]any{"model": "org/m", "quantize": "bitsandbytes-nf4", "resources": res,
+		"image": map[string]any{"tag": "1.4.5"},
+		"env": []any{map[string]any{"name": "MAX_TOTAL_TOKENS", "value": "4096"},
+			map[string]any{"name": "HF_TOKEN", "valueFrom": map[string]any{}}}}
+	gpus := []any{"resources", "limits", "nvidia.com/gpu"}
+	want := &TGIValues{Options: []Option{
+		{"model-id", "org/m", []any{"model"}},
+		{"num-shard", int64(2), gpus},
+		{"quantize", "bitsandbytes-nf4", []any{"quantize"}},
+		{"max-total-tokens", "4096", []any{"env", 0}},
+		{"hf-token", nil, []any{"env", 1}},
+	}, GPUs: 2, GPUsAt: gpus, ImageTag: "1.4.5", ImageTagAt: []any{"image", "tag"}}
+	if diff := cmp.Diff(want, SubstratusTGI(doc, "")); diff != "" {
+		t.Errorf("SubstratusTGI by its quantize key (-want +got):\n%s", diff)
+	}
+	plain := map[string]any{"model": "org/m", "resources": res}
+	if got := SubstratusTGI(plain, ChartSubstratusTGI); got == nil || len(got.Options) != 2 {
+		t.Errorf("SubstratusTGI by Chart.yaml = %+v, want model-id and num-shard", got)
+	}
+	for name, c := range map[string]struct {
+		doc   map[string]any
+		chart string
+	}{
+		"no chart key, no Chart.yaml": {plain, ""},
+		"the vllm chart":              {doc, ChartSubstratusVLLM},
+		"a vllm chart key":            {map[string]any{"model": "m", "quantize": "awq", "maxModelLen": 1, "resources": res}, ""},
+		"no resources":                {map[string]any{"model": "m"}, ChartSubstratusTGI},
+	} {
+		if got := SubstratusTGI(c.doc, c.chart); got != nil {
+			t.Errorf("%s: SubstratusTGI = %+v, want nil", name, got)
+		}
+	}
+}

@@ -193,3 +193,8 @@ func TermsHints(terms []any, path []any) []NodeHint {
 	}
 	return out
 }
+
+// PodSpecHints reads the hardware hints of a map laid out as a pod spec's
+// scheduling fields (nodeSelector, affinity) at path, such as a chart's
+// values that its template copies into the pod spec.
+func PodSpecHints(spec map[string]any, path []any) []NodeHint { return nodeHints(spec, path) }

@@ -294,7 +294,7 @@ type Sizing struct {
 
 // SizingSource is one file a sizing is read from, and its role.
 type SizingSource struct {
-	Role string `json:"role"` // recipe, launch or configmap
+	Role string `json:"role"` // recipe, launch, configmap or chart
 	File string `json:"file"`
 	Line int    `json:"line"`
 }

@@ -69,6 +69,9 @@ type subject struct {
 	// linked are the launch scripts and manifests the launch graph read
 	// for this subject (related_launch.go), for the result cache.
 	linked []relatedSource
+	// sizedFrom are other files the sizing is read from (the Chart.yaml
+	// that names a values file's chart), for files[].sizing.related.
+	sizedFrom []SizingSource
 	// viaConfigMap says, for the evidence, through which ConfigMap the
 	// launching pod reads this file and where the repository packs it
 	// there; empty when the launch names the file by its path.
@@ -211,6 +214,9 @@ func (s *subject) input(params map[string]any) map[string]any {
 		s.sizing = s.tgt.sizing(est)
 		if s.sizing != nil && s.sizing.Note == "" && len(s.defaults) > 0 {
 			s.sizing.Note = AssumedNote(s.defaults)
+		}
+		if s.sizing != nil {
+			s.sizing.Related = append(s.sizing.Related, s.sizedFrom...)
 		}
 		s.memory = mem
 	}

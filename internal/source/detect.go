@@ -23,7 +23,9 @@ const (
 	// torchtune or gpt-neox.
 	KindFinetune Kind = "finetune"
 	// KindHelm is the values file of an LLM serving Helm chart (vLLM
-	// production-stack: servingEngineSpec.modelSpec).
+	// production-stack: servingEngineSpec.modelSpec; a model beside a
+	// pod's resources or nodeSelector, as substratusai's vllm and TGI
+	// charts take).
 	KindHelm    Kind = "helm"
 	KindUnknown Kind = "unknown"
 )
@@ -251,6 +253,11 @@ func detectDoc(root *Node, strict bool) Kind {
 	model := root.Get("model")
 	if model != nil && model.Kind != ScalarNode {
 		return KindUnknown
+	}
+	if model != nil && podValues(root) {
+		// A serving chart's values: internal/helm reads those of the
+		// charts it knows as the server they deploy.
+		return KindHelm
 	}
 	if (vl >= 2 && vlStrong >= 1) || (vl >= 1 && model != nil) {
 		if podValues(root) {

@@ -19,8 +19,8 @@ func TestDetectNearMisses(t *testing.T) {
 		{"vllm config with only shared names and a model", "model: m\ndtype: bfloat16\n", KindVLLM},
 		{"vllm config with its own options", "tensor_parallel_size: 2\ndtype: bfloat16\n", KindVLLM},
 		{"vllm chart values with a model, quantization and a pod's resources", "model: org/m-AWQ\nquantization: awq\ndtype: half\nmaxModelLen: 8192\nreplicaCount: 1\n" +
-			"resources:\n  limits:\n    nvidia.com/gpu: 2\n", KindUnknown},
-		{"vllm chart values with a model and a node selector", "model: org/m\ndtype: half\nnodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\n", KindUnknown},
+			"resources:\n  limits:\n    nvidia.com/gpu: 2\n", KindHelm},
+		{"vllm chart values with a model and a node selector", "model: org/m\ndtype: half\nnodeSelector:\n  cloud.google.com/gke-accelerator: nvidia-l4\n", KindHelm},
 		{"vllm config with a scalar resources-like option stays vllm", "model: org/m\ntensor_parallel_size: 2\n", KindVLLM},
 		{"version and flags of another tool are not a device plugin", "version: 2\nflags:\n  verbose: true\nsharing:\n  enabled: true\n", KindUnknown},
 		{"device plugin config", "version: v1\nflags:\n  migStrategy: single\n", KindMIG},
