@@ -194,3 +194,89 @@ class Deployment:
 		t.Errorf("model evidence %+v, want assumed, at MODEL_ID on line 12", model)
 	}
 }
+
+// The module may live in a ConfigMap the manifest mounts into its pods,
+// read as the bind keywords pass the env_vars to the engine.
+func TestRayServeModuleInConfigMap(t *testing.T) {
+	const manifest = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: serve-script
+data:
+  serve_llm.py: |
+    import os
+    class D:
+        def __init__(self, model, max_model_len):
+            self.args = AsyncEngineArgs(model=model, max_model_len=max_model_len)
+    deployment = D.bind(model=os.environ.get("MODEL_ID"), max_model_len=int(os.environ.get("MAX_MODEL_LEN", "8192")))
+---
+apiVersion: ray.io/v1
+kind: RayService
+metadata:
+  name: llama
+spec:
+  serveConfigV2: |
+    applications:
+      - name: llm
+        import_path: serve_llm:deployment
+        runtime_env:
+          env_vars:
+            MODEL_ID: "meta-llama/Llama-3.1-70B-Instruct"
+  rayClusterConfig:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+            - name: ray-head
+              image: example.com/ray-vllm:1
+    workerGroupSpecs:
+      - groupName: gpu
+        replicas: 1
+        rayStartParams: {}
+        template:
+          spec:
+            nodeSelector:
+              cloud.google.com/gke-accelerator: nvidia-l4
+            containers:
+              - name: ray-worker
+                image: example.com/ray-vllm:1
+                resources:
+                  limits:
+                    nvidia.com/gpu: 1
+                volumeMounts:
+                  - name: script
+                    mountPath: /home/ray/serve_llm.py
+                    subPath: serve_llm.py
+            volumes:
+              - name: script
+                configMap:
+                  name: serve-script
+`
+	p := filepath.Join(t.TempDir(), "rayservice.yaml")
+	if err := os.WriteFile(p, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), []string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range res.Findings {
+		if f.Rule != "GPU004" {
+			continue
+		}
+		n++
+		if f.Severity != finding.SeverityInfo {
+			t.Errorf("GPU004 severity %s, want info (model assumed)", f.Severity)
+		}
+		for _, e := range f.Evidence {
+			if e.Name == "model" && (e.Source != finding.SourceAssumed || e.Range == nil || e.Range.Start.Line != 24) {
+				t.Errorf("model evidence %+v, want assumed at MODEL_ID, line 24", e)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("GPU004 findings = %d, want 1 (70B on one L4)", n)
+	}
+}

@@ -208,14 +208,14 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 		engines, whole, field = ray.Engines(serve.value), keyRange(s, at), at
 		locate = func(loc ray.Loc) (finding.Range, bool) { return serve.rangeOf(loc.Path) }
 		for _, m := range ray.ImportModules(serve.value) {
-			mod, ok := serveModule(s.file.Path, m.Module)
+			mod, ok := serveModule(s, m.Module)
 			if !ok {
 				continue
 			}
 			for _, e := range ray.ModuleEngines(mod.text, m) {
 				for i, a := range e.Args {
 					if a.Name == "model" {
-						e.Args[i].Assumed = "read from " + filepath.Base(mod.src.path) + " beside the manifest, taken as the module the application's import_path " + m.Module + " names"
+						e.Args[i].Assumed = "read from " + mod.where + ", taken as the module the application's import_path " + m.Module + " names"
 					}
 				}
 				engines = append(engines, e)
@@ -308,8 +308,8 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 			embed:   em,
 			assumed: assumed,
 		}
-		if mod != nil {
-			vs.linked = append(vs.linked, mod.src)
+		if mod != nil && mod.src != nil {
+			vs.linked = append(vs.linked, *mod.src)
 		}
 		vs.work = normalize.VLLM(val)
 		h := targetHints{At: s.locate}
@@ -432,34 +432,46 @@ func rayGPUWorker(pods []kube.Pod) (kube.Pod, kube.Container, bool) {
 }
 
 // serveModuleSource is the Python module a Serve application's
-// import_path names, found beside the manifest.
+// import_path names: a ConfigMap key the manifest mounts into its pods,
+// else a file beside the manifest.
 type serveModuleSource struct {
-	src  relatedSource
-	text string
+	src   *relatedSource // the file beside the manifest; nil for a ConfigMap
+	b     block          // the ConfigMap's block
+	text  string
+	where string
 }
 
-// serveModule reads the module ("pkg.mod") a Serve application imports
-// from the manifest's directory: pkg/mod.py there, as the repository keeps
-// the code it builds into the image or uploads as the working_dir beside
-// the manifest that runs it.
-func serveModule(manifest, module string) (*serveModuleSource, bool) {
+// serveModule finds the module ("pkg.mod") a Serve application imports:
+// mod.py as a key of a ConfigMap the manifest's pods mount, else
+// pkg/mod.py in the manifest's directory, as the repository keeps the
+// code it builds into the image or uploads beside the manifest that runs
+// it.
+func serveModule(s *subject, module string) (*serveModuleSource, bool) {
 	if strings.ContainsAny(module, "/\\") || strings.Contains(module, "..") {
 		return nil, false
 	}
-	p := filepath.Join(filepath.Dir(manifest), filepath.FromSlash(strings.ReplaceAll(module, ".", "/"))+".py")
+	rel := filepath.FromSlash(strings.ReplaceAll(module, ".", "/")) + ".py"
+	if b, text, ok := scriptBlock(s, rel); ok {
+		return &serveModuleSource{b: b, text: text, where: "the mounted ConfigMap's " + filepath.Base(rel)}, true
+	}
+	p := filepath.Join(filepath.Dir(s.file.Path), rel)
 	data, err := readLimited(p, maxScriptBytes)
 	if err != nil {
 		return nil, false
 	}
-	return &serveModuleSource{src: relatedSource{path: p, file: &source.File{Path: p, Data: data}}, text: string(data)}, true
+	return &serveModuleSource{src: &relatedSource{path: p, file: &source.File{Path: p, Data: data}}, text: string(data),
+		where: filepath.Base(p) + " beside the manifest"}, true
 }
 
-// locator locates an engine's values: those in the module in its file,
-// the env_vars in the Serve config.
+// locator locates an engine's values: those in the module in its file
+// or ConfigMap block, the env_vars in the Serve config.
 func (m *serveModuleSource) locator(config func(ray.Loc) (finding.Range, bool)) func(ray.Loc) (finding.Range, bool) {
 	return func(loc ray.Loc) (finding.Range, bool) {
-		if loc.In != "script" {
+		switch {
+		case loc.In != "script":
 			return config(loc)
+		case m.src == nil:
+			return m.b.span(textPos(m.text, loc.Off), textPos(m.text, loc.End))
 		}
 		return finding.Range{File: m.src.path, Start: textPos(m.text, loc.Off), End: textPos(m.text, loc.End)}, true
 	}

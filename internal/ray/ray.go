@@ -437,9 +437,27 @@ func ImportModules(serve any) []ImportModule {
 // application's env_vars. A model argument is required; an argument the
 // reader cannot evaluate is Unknown.
 func ModuleEngines(src string, m ImportModule) []Engine {
+	// A deployment's .bind(k=v) passes its keywords to the class's
+	// __init__ (ray python/ray/serve/deployment.py, Deployment.bind):
+	// a bare name in the engine's arguments is read from them.
+	bound := map[string]pyArg{}
+	for _, b := range pyCalls(src, "bind") {
+		for k, a := range b.kw {
+			if _, ok := a.value.(name); !ok {
+				bound[k] = a
+			}
+		}
+	}
 	var out []Engine
 	for _, fn := range []string{"AsyncEngineArgs", "EngineArgs"} {
 		for _, call := range pyCalls(src, fn) {
+			for k, a := range call.kw {
+				if n, ok := a.value.(name); ok {
+					if b, ok := bound[string(n)]; ok {
+						call.kw[k] = b
+					}
+				}
+			}
 			ma, ok := call.kw["model"]
 			if !ok {
 				continue

@@ -249,3 +249,30 @@ class D:
 		t.Errorf("an engine with no model argument was read: %+v", got)
 	}
 }
+
+// A deployment built with .bind(k=v) gets its engine arguments through
+// __init__'s parameters: a bare name in AsyncEngineArgs reads the bound
+// keyword.
+func TestModuleEnginesThroughBind(t *testing.T) {
+	m := ImportModule{App: serveAt([]any{"applications", 0}), Module: "vllm_serve",
+		Env:   map[string]any{"MODEL_ID": "org/model"},
+		EnvAt: []any{"applications", 0, "runtime_env", "env_vars"}}
+	src := `class D:
+    def __init__(self, model, max_model_len, other):
+        engine_args = AsyncEngineArgs(model=model, max_model_len=max_model_len, swap_space=other)
+
+deployment = D.bind(
+    model=os.environ.get('MODEL_ID', 'x/y'),
+    max_model_len=int(os.environ.get('MAX_MODEL_LEN', '8192')),
+    other=other,
+)
+`
+	i := strings.Index(src, "'8192'")
+	want := []Engine{{App: m.App, Unknown: []string{"swap-space"}, Args: []Arg{
+		{Name: "model", Value: "org/model", At: serveAt(append(append([]any(nil), m.EnvAt...), "MODEL_ID"))},
+		{Name: "max-model-len", Value: int64(8192), At: Loc{In: "script", Off: i, End: i + len("'8192'")}},
+	}}}
+	if diff := cmp.Diff(want, ModuleEngines(src, m)); diff != "" {
+		t.Errorf("ModuleEngines (-want +got):\n%s", diff)
+	}
+}
