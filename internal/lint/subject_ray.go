@@ -314,7 +314,7 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 		vs.work = normalize.VLLM(val)
 		h := targetHints{At: s.locate}
 		if ok {
-			h = podHints(s, pod)
+			h = l.podHints(s, pod)
 			h.GPUs = int(gpuCont.GPU)
 			if gpuCont.GPU > 0 {
 				r := s.locate(append(clone(gpuCont.Path), "resources", "limits"))
