@@ -48,6 +48,10 @@ type Pod struct {
 	// Hints are the node selector and affinity statements naming the
 	// nodes' GPU by a label the hardware table knows (hardware.tsv).
 	Hints []NodeHint
+	// NodeSelector is the pod's nodeSelector (string values), at
+	// NodeSelectorAt: labels a NodePool of the repository may set.
+	NodeSelector   map[string]string
+	NodeSelectorAt []any
 	// Group names the multi-pod workload the template belongs to (its
 	// pods share one job or server): leader-worker-set, ray, kubeflow,
 	// jobset or kserve; empty for a self-contained pod.
@@ -230,6 +234,15 @@ func podFrom(spec map[string]any, path []any, parents []map[string]any, inline [
 		pi.Product, pi.ProductAt = affinityProduct(spec, path)
 	}
 	pi.Hints = nodeHints(spec, path)
+	if ns, ok := spec["nodeSelector"].(map[string]any); ok {
+		pi.NodeSelector = map[string]string{}
+		for k, v := range ns {
+			if sv := value.String(v); sv != "" {
+				pi.NodeSelector[k] = sv
+			}
+		}
+		pi.NodeSelectorAt = append(clone(path), "nodeSelector")
+	}
 	if ns, ok := spec["nodeSelector"].(map[string]any); ok {
 		if s, ok := ns[migStrategyLabel].(string); ok {
 			pi.MIGStrategy, pi.MIGStrategyAt = s, append(clone(path), "nodeSelector", migStrategyLabel)

@@ -94,3 +94,189 @@ spec:
 		t.Errorf("GPU004 evidence (-want +got):\n%s", diff)
 	}
 }
+
+// A Serve application of its own (import_path "module:attr", vLLM from
+// the image) is read through the module beside the manifest: the engine
+// AsyncEngineArgs builds there, its keywords bound to the application's
+// env_vars. The module is found by name only, so the model is an assumed
+// input and the memory verdict is at most info; without the module
+// nothing is sized.
+func TestRayServeModuleEngine(t *testing.T) {
+	const manifest = `apiVersion: ray.io/v1
+kind: RayService
+metadata:
+  name: llama
+spec:
+  serveConfigV2: |
+    applications:
+      - name: llm
+        import_path: "serve_llm:deployment"
+        runtime_env:
+          env_vars:
+            MODEL_ID: "meta-llama/Llama-3.1-70B-Instruct"
+            MAX_MODEL_LEN: "8192"
+  rayClusterConfig:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+            - name: ray-head
+              image: example.com/ray-vllm:1
+    workerGroupSpecs:
+      - groupName: gpu
+        replicas: 1
+        rayStartParams: {}
+        template:
+          spec:
+            nodeSelector:
+              cloud.google.com/gke-accelerator: nvidia-l4
+            containers:
+              - name: ray-worker
+                image: example.com/ray-vllm:1
+                resources:
+                  limits:
+                    nvidia.com/gpu: 1
+`
+	const module = `import os
+from vllm.engine.arg_utils import AsyncEngineArgs
+from vllm.engine.async_llm_engine import AsyncLLMEngine
+
+class Deployment:
+    def __init__(self):
+        args = AsyncEngineArgs(
+            model=os.getenv("MODEL_ID", "facebook/opt-125m"),
+            max_model_len=int(os.getenv("MAX_MODEL_LEN", "4096")),
+            tensor_parallel_size=1,
+        )
+        self.engine = AsyncLLMEngine.from_engine_args(args)
+`
+	gpu004 := func(withModule bool) []finding.Finding {
+		dir := t.TempDir()
+		p := filepath.Join(dir, "rayservice.yaml")
+		if err := os.WriteFile(p, []byte(manifest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if withModule {
+			if err := os.WriteFile(filepath.Join(dir, "serve_llm.py"), []byte(module), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := newLinter(t, lint.Options{}).Run(context.Background(), []string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []finding.Finding
+		for _, f := range res.Findings {
+			if f.Rule == "GPU004" {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	if fs := gpu004(false); len(fs) != 0 {
+		t.Errorf("sized without the module beside the manifest: %v", fs)
+	}
+	fs := gpu004(true)
+	if len(fs) != 1 {
+		t.Fatalf("GPU004 findings = %d, want 1 (70B on one L4)", len(fs))
+	}
+	if fs[0].Severity != finding.SeverityInfo {
+		t.Errorf("GPU004 severity %s, want info: the module is found by name only", fs[0].Severity)
+	}
+	var model *finding.Input
+	for i, e := range fs[0].Evidence {
+		if e.Name == "model" {
+			model = &fs[0].Evidence[i]
+		}
+	}
+	if model == nil || model.Source != finding.SourceAssumed || model.Range == nil || model.Range.Start.Line != 12 {
+		t.Errorf("model evidence %+v, want assumed, at MODEL_ID on line 12", model)
+	}
+}
+
+// The module may live in a ConfigMap the manifest mounts into its pods,
+// read as the bind keywords pass the env_vars to the engine.
+func TestRayServeModuleInConfigMap(t *testing.T) {
+	const manifest = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: serve-script
+data:
+  serve_llm.py: |
+    import os
+    class D:
+        def __init__(self, model, max_model_len):
+            self.args = AsyncEngineArgs(model=model, max_model_len=max_model_len)
+    deployment = D.bind(model=os.environ.get("MODEL_ID"), max_model_len=int(os.environ.get("MAX_MODEL_LEN", "8192")))
+---
+apiVersion: ray.io/v1
+kind: RayService
+metadata:
+  name: llama
+spec:
+  serveConfigV2: |
+    applications:
+      - name: llm
+        import_path: serve_llm:deployment
+        runtime_env:
+          env_vars:
+            MODEL_ID: "meta-llama/Llama-3.1-70B-Instruct"
+  rayClusterConfig:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+            - name: ray-head
+              image: example.com/ray-vllm:1
+    workerGroupSpecs:
+      - groupName: gpu
+        replicas: 1
+        rayStartParams: {}
+        template:
+          spec:
+            nodeSelector:
+              cloud.google.com/gke-accelerator: nvidia-l4
+            containers:
+              - name: ray-worker
+                image: example.com/ray-vllm:1
+                resources:
+                  limits:
+                    nvidia.com/gpu: 1
+                volumeMounts:
+                  - name: script
+                    mountPath: /home/ray/serve_llm.py
+                    subPath: serve_llm.py
+            volumes:
+              - name: script
+                configMap:
+                  name: serve-script
+`
+	p := filepath.Join(t.TempDir(), "rayservice.yaml")
+	if err := os.WriteFile(p, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), []string{p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range res.Findings {
+		if f.Rule != "GPU004" {
+			continue
+		}
+		n++
+		if f.Severity != finding.SeverityInfo {
+			t.Errorf("GPU004 severity %s, want info (model assumed)", f.Severity)
+		}
+		for _, e := range f.Evidence {
+			if e.Name == "model" && (e.Source != finding.SourceAssumed || e.Range == nil || e.Range.Start.Line != 24) {
+				t.Errorf("model evidence %+v, want assumed at MODEL_ID, line 24", e)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("GPU004 findings = %d, want 1 (70B on one L4)", n)
+	}
+}

@@ -56,11 +56,15 @@ type relatedIndex struct {
 	// of a directory and its direct subdirectories pack into ConfigMaps
 	// (related_configmap.go), read with edges.
 	configMaps map[string][]configMapSource
+	// nodePools are the Karpenter NodePools of a directory and its direct
+	// subdirectories (related_nodepool.go), read with edges.
+	nodePools map[string][]nodePoolSource
 }
 
 func newRelatedIndex() *relatedIndex {
 	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{},
-		configMaps: map[string][]configMapSource{}}
+		configMaps: map[string][]configMapSource{},
+		nodePools:  map[string][]nodePoolSource{}}
 }
 
 // launcherFor returns the Accelerate config in the DeepSpeed file's

@@ -134,18 +134,18 @@ func (l *Linter) launchEdges(dir string) []launchEdge {
 	if es, ok := ri.edges[dir]; ok {
 		return es
 	}
-	es, cms := l.scanLaunchDir(dir)
+	es, cms, pools := l.scanLaunchDir(dir)
 	entries, _ := os.ReadDir(dir)
 	for i, e := range entries {
 		if i >= maxDirEntries {
 			break
 		}
 		if e.IsDir() && !skipDirs[e.Name()] && !strings.HasPrefix(e.Name(), ".") {
-			sub, subCMs := l.scanLaunchDir(filepath.Join(dir, e.Name()))
-			es, cms = append(es, sub...), append(cms, subCMs...)
+			sub, subCMs, subPools := l.scanLaunchDir(filepath.Join(dir, e.Name()))
+			es, cms, pools = append(es, sub...), append(cms, subCMs...), append(pools, subPools...)
 		}
 	}
-	ri.edges[dir], ri.configMaps[dir] = es, cms
+	ri.edges[dir], ri.configMaps[dir], ri.nodePools[dir] = es, cms, pools
 	return es
 }
 
@@ -162,13 +162,14 @@ func (l *Linter) configMapSources(dir string) []configMapSource {
 // scanLaunchDir reads the shell scripts, GPU manifests and
 // kustomizations of one directory, small files only, each checked for a
 // launcher's name (or a ConfigMap's) before it is parsed.
-func (l *Linter) scanLaunchDir(dir string) ([]launchEdge, []configMapSource) {
+func (l *Linter) scanLaunchDir(dir string) ([]launchEdge, []configMapSource, []nodePoolSource) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var out []launchEdge
 	var cms []configMapSource
+	var pools []nodePoolSource
 	lim, _ := l.limits(nil)
 	for i, e := range entries {
 		if i >= maxDirEntries {
@@ -201,13 +202,16 @@ func (l *Linter) scanLaunchDir(dir string) ([]launchEdge, []configMapSource) {
 				cms = append(cms, kustomizeConfigMaps(p, data, lim)...)
 				continue
 			}
+			if bytes.Contains(data, []byte("NodePool")) {
+				pools = append(pools, nodePools(p, data, lim)...)
+			}
 			if !bytes.Contains(data, []byte("apiVersion")) || !mentionsLauncher(data) {
 				continue
 			}
 			out = append(out, manifestLaunches(p, data, lim)...)
 		}
 	}
-	return out, cms
+	return out, cms, pools
 }
 
 // launcherWords are the cheap content check before a file is parsed.

@@ -272,7 +272,7 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 				vs.argv.at = map[string]finding.Range{"model": s.locate(append(clone(c.Path), "storageUri"))}
 			}
 			vs.work = normalize.VLLM(value)
-			h := podHints(s, pod)
+			h := l.podHints(s, pod)
 			h.GPUs = int(c.GPU)
 			if c.GPU > 0 {
 				at := s.locate(append(clone(c.Path), "resources", "limits"))

@@ -159,11 +159,18 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 
 // podHints are what a pod's node selector and affinity say about its
 // GPU, located in the manifest subject s.
-func podHints(s *subject, p kube.Pod) targetHints {
+func (l *Linter) podHints(s *subject, p kube.Pod) targetHints {
 	h := targetHints{Product: p.Product, Hints: p.Hints, At: s.locate}
 	if p.Product != "" {
 		r := s.locate(p.ProductAt)
 		h.ProductAt = &r
+	} else if _, _, hinted := hintedGPU(p.Hints); !hinted {
+		// A pod that selects its nodes by a label of the repository's own
+		// Karpenter NodePool runs on that pool's GPU.
+		if gpu, at, src, ok := l.poolGPU(s.file.Path, p); ok {
+			h.Product, h.ProductAt = gpu, &at
+			s.linked = append(s.linked, src)
+		}
 	}
 	if p.ModelLabel != "" {
 		r := s.locate(p.ModelLabelAt)

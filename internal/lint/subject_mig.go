@@ -23,7 +23,7 @@ func (l *Linter) annotateMIG(s *subject, proj *config.Project, p kube.Pod, pm ma
 	gpuFrom := ""
 	for _, c := range p.Containers {
 		if len(c.MIG) > 0 {
-			t := l.resolveTarget(s.file.Path, proj, s.work, podHints(s, p))
+			t := l.resolveTarget(s.file.Path, proj, s.work, l.podHints(s, p))
 			gpu, gpuFrom = t.GPU, t.GPUFrom
 			break
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/config"
@@ -198,6 +199,7 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 	var locate func(ray.Loc) (finding.Range, bool)
 	var whole finding.Range
 	var field []any
+	var modules []*serveModuleSource // the module each engine past len(engines)-len(modules) was read from
 	if at, text, ok := ray.ServeConfigPath(s.value); ok {
 		serve, ok := l.parseEmbedded(s, at, text, proj)
 		if !ok {
@@ -205,6 +207,21 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 		}
 		engines, whole, field = ray.Engines(serve.value), keyRange(s, at), at
 		locate = func(loc ray.Loc) (finding.Range, bool) { return serve.rangeOf(loc.Path) }
+		for _, m := range ray.ImportModules(serve.value) {
+			mod, ok := serveModule(s, m.Module)
+			if !ok {
+				continue
+			}
+			for _, e := range ray.ModuleEngines(mod.text, m) {
+				for i, a := range e.Args {
+					if a.Name == "model" {
+						e.Args[i].Assumed = "read from " + mod.where + ", taken as the module the application's import_path " + m.Module + " names"
+					}
+				}
+				engines = append(engines, e)
+				modules = append(modules, mod)
+			}
+		}
 	} else if script, envAt, envText, ok := ray.JobEntrypoint(s.value); ok {
 		b, src, ok := scriptBlock(s, script)
 		if !ok {
@@ -232,7 +249,15 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 	pod, gpuCont, ok := rayGPUWorker(pods)
 	var out []*subject
 	var fs []finding.Finding
-	for _, eng := range engines {
+	fromConfig := len(engines) - len(modules)
+	configLocate := locate
+	for ei, eng := range engines {
+		locate := configLocate
+		var mod *serveModuleSource
+		if ei >= fromConfig {
+			mod = modules[ei-fromConfig]
+			locate = mod.locator(configLocate)
+		}
 		val := map[string]any{}
 		em := &embedded{keys: map[string]finding.Range{}, whole: whole}
 		if r, ok := locate(eng.App); ok {
@@ -283,10 +308,13 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 			embed:   em,
 			assumed: assumed,
 		}
+		if mod != nil && mod.src != nil {
+			vs.linked = append(vs.linked, *mod.src)
+		}
 		vs.work = normalize.VLLM(val)
 		h := targetHints{At: s.locate}
 		if ok {
-			h = podHints(s, pod)
+			h = l.podHints(s, pod)
 			h.GPUs = int(gpuCont.GPU)
 			if gpuCont.GPU > 0 {
 				r := s.locate(append(clone(gpuCont.Path), "resources", "limits"))
@@ -401,4 +429,50 @@ func rayGPUWorker(pods []kube.Pod) (kube.Pod, kube.Container, bool) {
 		return kube.Pod{}, kube.Container{}, false
 	}
 	return found[0], conts[0], true
+}
+
+// serveModuleSource is the Python module a Serve application's
+// import_path names: a ConfigMap key the manifest mounts into its pods,
+// else a file beside the manifest.
+type serveModuleSource struct {
+	src   *relatedSource // the file beside the manifest; nil for a ConfigMap
+	b     block          // the ConfigMap's block
+	text  string
+	where string
+}
+
+// serveModule finds the module ("pkg.mod") a Serve application imports:
+// mod.py as a key of a ConfigMap the manifest's pods mount, else
+// pkg/mod.py in the manifest's directory, as the repository keeps the
+// code it builds into the image or uploads beside the manifest that runs
+// it.
+func serveModule(s *subject, module string) (*serveModuleSource, bool) {
+	if strings.ContainsAny(module, "/\\") || strings.Contains(module, "..") {
+		return nil, false
+	}
+	rel := filepath.FromSlash(strings.ReplaceAll(module, ".", "/")) + ".py"
+	if b, text, ok := scriptBlock(s, rel); ok {
+		return &serveModuleSource{b: b, text: text, where: "the mounted ConfigMap's " + filepath.Base(rel)}, true
+	}
+	p := filepath.Join(filepath.Dir(s.file.Path), rel)
+	data, err := readLimited(p, maxScriptBytes)
+	if err != nil {
+		return nil, false
+	}
+	return &serveModuleSource{src: &relatedSource{path: p, file: &source.File{Path: p, Data: data}}, text: string(data),
+		where: filepath.Base(p) + " beside the manifest"}, true
+}
+
+// locator locates an engine's values: those in the module in its file
+// or ConfigMap block, the env_vars in the Serve config.
+func (m *serveModuleSource) locator(config func(ray.Loc) (finding.Range, bool)) func(ray.Loc) (finding.Range, bool) {
+	return func(loc ray.Loc) (finding.Range, bool) {
+		switch {
+		case loc.In != "script":
+			return config(loc)
+		case m.src == nil:
+			return m.b.span(textPos(m.text, loc.Off), textPos(m.text, loc.End))
+		}
+		return finding.Range{File: m.src.path, Start: textPos(m.text, loc.Off), End: textPos(m.text, loc.End)}, true
+	}
 }

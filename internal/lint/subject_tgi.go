@@ -51,7 +51,7 @@ func (l *Linter) tgiSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 	}
 	ts := &subject{kind: kindTGI, file: s.file, doc: s.doc, root: cn, prefix: clone(c.Path), value: cfg,
 		optAt: at, whole: &whole}
-	h := podHints(s, pod)
+	h := l.podHints(s, pod)
 	h.GPUs = int(c.GPU)
 	if c.GPU > 0 {
 		r := s.locate(append(clone(c.Path), "resources", "limits"))

@@ -35,7 +35,7 @@ func (l *Linter) trlSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 	ts := &subject{kind: string(source.KindFinetune), file: s.file, doc: s.doc, root: cn, prefix: clone(c.Path),
 		value: value, optAt: at, whole: &whole}
 	ts.work = normalize.Normalize(string(source.KindFinetune), value)
-	h := podHints(s, pod)
+	h := l.podHints(s, pod)
 	h.GPUs = int(c.GPU)
 	if c.GPUPath != nil {
 		r := s.locate(c.GPUPath)

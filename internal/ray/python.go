@@ -122,6 +122,12 @@ type envRef struct {
 	def  *pyArg
 }
 
+// convert is int(...) or float(...) around a value.
+type convert struct {
+	to    string
+	inner pyArg
+}
+
 // unknown marks an expression the reader does not evaluate.
 type unknown struct{}
 
@@ -250,6 +256,19 @@ func (p *pyParser) atom() pyArg {
 				}
 				if ref.name != "" {
 					a.value = ref
+				}
+			}
+		case "int", "float":
+			// int(x) / float(x) of a literal or an environment lookup: the
+			// value converted, so env var strings read as numbers.
+			if p.is('p', "(") {
+				p.next()
+				inner := p.expr()
+				if e := p.next(); e.kind == 'p' && e.text == ")" {
+					a.end = e.end
+					a.value = convert{to: t.text, inner: inner}
+				} else {
+					p.pos--
 				}
 			}
 		case "os.environ":

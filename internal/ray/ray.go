@@ -7,7 +7,9 @@
 package ray
 
 import (
+	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/value"
@@ -299,22 +301,7 @@ func MountedConfigMaps(doc any) []string {
 // parsed runtimeEnvYAML).
 func ScriptEngines(src string, runtimeEnv any) []Engine {
 	env, _ := lookup(runtimeEnv, []any{"env_vars"}).(map[string]any)
-	resolve := func(a pyArg) (any, Loc, bool) {
-		if ref, ok := a.value.(envRef); ok {
-			if v, ok := env[ref.name]; ok {
-				return v, Loc{In: "runtime_env", Path: []any{"env_vars", ref.name}}, true
-			}
-			if ref.def == nil {
-				return nil, Loc{}, false
-			}
-			a = *ref.def
-		}
-		switch a.value.(type) {
-		case string, int64, float64, bool:
-			return a.value, Loc{In: "script", Off: a.off, End: a.end}, true
-		}
-		return nil, Loc{}, false
-	}
+	resolve := func(a pyArg) (any, Loc, bool) { return resolveArg(a, env, nil) }
 	var out []Engine
 	for _, call := range pyCalls(src, "vLLMEngineProcessorConfig") {
 		kw := call.kw
@@ -362,6 +349,142 @@ func ScriptEngines(src string, runtimeEnv any) []Engine {
 			}
 		}
 		out = append(out, e)
+	}
+	return out
+}
+
+// resolveArg evaluates a keyword argument of a script: a literal, or an
+// environment variable read from env (the runtime_env env_vars, located
+// under envAt in the Serve config, or under ["env_vars"] of a job's
+// runtime_env when envAt is nil), else its default; int(...) and
+// float(...) convert the value as Python would.
+func resolveArg(a pyArg, env map[string]any, envAt []any) (any, Loc, bool) {
+	if c, ok := a.value.(convert); ok {
+		v, at, ok := resolveArg(c.inner, env, envAt)
+		if !ok {
+			return nil, Loc{}, false
+		}
+		s := strings.TrimSpace(fmt.Sprint(v))
+		if c.to == "int" {
+			n, err := strconv.ParseInt(s, 10, 64)
+			return n, at, err == nil
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		return f, at, err == nil
+	}
+	if ref, ok := a.value.(envRef); ok {
+		if v, ok := env[ref.name]; ok {
+			if envAt == nil {
+				return v, Loc{In: "runtime_env", Path: []any{"env_vars", ref.name}}, true
+			}
+			return v, serveAt(append(clone(envAt), ref.name)), true
+		}
+		if ref.def == nil {
+			return nil, Loc{}, false
+		}
+		a = *ref.def
+	}
+	switch a.value.(type) {
+	case string, int64, float64, bool:
+		return a.value, Loc{In: "script", Off: a.off, End: a.end}, true
+	}
+	return nil, Loc{}, false
+}
+
+// ImportModule is a Serve application whose import_path names a Python
+// module of its own ("module:attribute"), with where its env_vars are:
+// the code that decides what the application runs.
+type ImportModule struct {
+	App    Loc
+	Module string // the dotted module name, "pkg.mod"
+	Env    map[string]any
+	EnvAt  []any
+}
+
+// ImportModules lists the applications of a parsed Serve config that
+// import a module of their own and no engine Engines reads: neither Ray
+// Serve LLM nor a runtime_env that installs vLLM. Where the module's
+// code is, is for the caller to find.
+func ImportModules(serve any) []ImportModule {
+	var out []ImportModule
+	for i, app := range value.List(lookup(serve, []any{"applications"})) {
+		am, _ := app.(map[string]any)
+		if am == nil || lookup(am, []any{"args", "llm_configs"}) != nil {
+			continue
+		}
+		base := []any{"applications", i}
+		if _, ok := envEngine(am, base); ok {
+			continue
+		}
+		mod, _, ok := strings.Cut(value.String(am["import_path"]), ":")
+		mod = strings.TrimSpace(mod)
+		if !ok || mod == "" || strings.HasPrefix(mod, "ray.") {
+			continue
+		}
+		re, _ := am["runtime_env"].(map[string]any)
+		env, _ := re["env_vars"].(map[string]any)
+		out = append(out, ImportModule{App: serveAt(base), Module: mod, Env: env,
+			EnvAt: append(clone(base), "runtime_env", "env_vars")})
+	}
+	return out
+}
+
+// ModuleEngines reads the vLLM engines a Serve application's own module
+// builds: the keyword arguments of AsyncEngineArgs(...) or
+// EngineArgs(...) (vllm vllm/engine/arg_utils.py at 001999d2f360:
+// EngineArgs, the dataclass AsyncEngineArgs extends, whose fields are
+// the CLI flags with "_" for "-"), whose values may read the
+// application's env_vars. A model argument is required; an argument the
+// reader cannot evaluate is Unknown.
+func ModuleEngines(src string, m ImportModule) []Engine {
+	// A deployment's .bind(k=v) passes its keywords to the class's
+	// __init__ (ray python/ray/serve/deployment.py, Deployment.bind):
+	// a bare name in the engine's arguments is read from them.
+	bound := map[string]pyArg{}
+	for _, b := range pyCalls(src, "bind") {
+		for k, a := range b.kw {
+			if _, ok := a.value.(name); !ok {
+				bound[k] = a
+			}
+		}
+	}
+	var out []Engine
+	for _, fn := range []string{"AsyncEngineArgs", "EngineArgs"} {
+		for _, call := range pyCalls(src, fn) {
+			for k, a := range call.kw {
+				if n, ok := a.value.(name); ok {
+					if b, ok := bound[string(n)]; ok {
+						call.kw[k] = b
+					}
+				}
+			}
+			ma, ok := call.kw["model"]
+			if !ok {
+				continue
+			}
+			v, at, ok := resolveArg(ma, m.Env, m.EnvAt)
+			model, _ := v.(string)
+			if !ok || model == "" || strings.Contains(model, "$") {
+				continue
+			}
+			e := Engine{App: m.App}
+			e.Args = append(e.Args, Arg{Name: "model", Value: model, At: at})
+			for _, k := range value.SortedKeys(call.kw) {
+				if k == "model" || k == "**" {
+					if k == "**" {
+						e.Unknown = append(e.Unknown, "engine_kwargs")
+					}
+					continue
+				}
+				name := strings.ReplaceAll(k, "_", "-")
+				if v, at, ok := resolveArg(call.kw[k], m.Env, m.EnvAt); ok {
+					e.Args = append(e.Args, Arg{Name: name, Value: v, At: at})
+				} else {
+					e.Unknown = append(e.Unknown, name)
+				}
+			}
+			out = append(out, e)
+		}
 	}
 	return out
 }

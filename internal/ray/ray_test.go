@@ -186,8 +186,10 @@ def main():
 			{Name: "enable-prefix-caching", Value: true, At: at("True")},
 			{Name: "gpu-memory-utilization", Value: 0.92, At: at("0.92")},
 			{Name: "max-model-len", Value: int64(8192), At: at("8192")},
+			// int(...) of an env lookup converts its default when the
+			// runtime_env does not set it.
+			{Name: "tensor-parallel-size", Value: int64(1), At: at(`"1"`)},
 		},
-		Unknown: []string{"tensor-parallel-size"},
 	}
 	if diff := cmp.Diff(want, e); diff != "" {
 		t.Errorf("ScriptEngines (-want +got):\n%s", diff)
@@ -204,5 +206,73 @@ func TestScriptEnginesSpreadKwargsAreUnknown(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"engine_kwargs"}, got[0].Unknown); diff != "" {
 		t.Errorf("Unknown (-want +got):\n%s", diff)
+	}
+}
+
+func TestModuleEngines(t *testing.T) {
+	serve := map[string]any{"applications": []any{
+		map[string]any{"import_path": "vllm_serve:deployment", "runtime_env": map[string]any{
+			"env_vars": map[string]any{"MODEL_ID": "mistralai/Mistral-7B-Instruct-v0.2", "MAX_MODEL_LEN": "8192"}}},
+		map[string]any{"import_path": "ray.serve.llm:build_openai_app", "args": map[string]any{"llm_configs": []any{}}},
+		map[string]any{"import_path": "app:d", "runtime_env": map[string]any{"pip": []any{"vllm"},
+			"env_vars": map[string]any{"MODEL_ID": "x/y"}}},
+	}}
+	mods := ImportModules(serve)
+	if len(mods) != 1 || mods[0].Module != "vllm_serve" {
+		t.Fatalf("ImportModules = %+v, want the one module application vllm_serve", mods)
+	}
+	src := `from vllm.engine.arg_utils import AsyncEngineArgs
+class D:
+    def __init__(self):
+        args = AsyncEngineArgs(
+            model=os.getenv("MODEL_ID", "facebook/opt-125m"),
+            gpu_memory_utilization=float(os.getenv("GPU_MEMORY_UTILIZATION", "0.8")),
+            max_model_len=int(os.getenv("MAX_MODEL_LEN", "4096")),
+            tensor_parallel_size=1,
+            max_num_seqs=int(os.getenv("MAX_NUM_SEQ", compute())),
+        )
+`
+	env := []any{"applications", 0, "runtime_env", "env_vars"}
+	at := func(n string) Loc { return serveAt(append(append([]any(nil), env...), n)) }
+	lit := func(s string) Loc { i := strings.Index(src, s); return Loc{In: "script", Off: i, End: i + len(s)} }
+	want := []Engine{{App: serveAt([]any{"applications", 0}), Unknown: []string{"max-num-seqs"}, Args: []Arg{
+		{Name: "model", Value: "mistralai/Mistral-7B-Instruct-v0.2", At: at("MODEL_ID")},
+		{Name: "gpu-memory-utilization", Value: 0.8, At: lit(`"0.8"`)},
+		{Name: "max-model-len", Value: int64(8192), At: at("MAX_MODEL_LEN")},
+		{Name: "tensor-parallel-size", Value: int64(1), At: lit("1,")},
+	}}}
+	want[0].Args[3].At.End-- // the literal, not its comma
+	if diff := cmp.Diff(want, ModuleEngines(src, mods[0])); diff != "" {
+		t.Errorf("ModuleEngines (-want +got):\n%s", diff)
+	}
+	if got := ModuleEngines("args = AsyncEngineArgs(dtype='auto')\n", mods[0]); len(got) != 0 {
+		t.Errorf("an engine with no model argument was read: %+v", got)
+	}
+}
+
+// A deployment built with .bind(k=v) gets its engine arguments through
+// __init__'s parameters: a bare name in AsyncEngineArgs reads the bound
+// keyword.
+func TestModuleEnginesThroughBind(t *testing.T) {
+	m := ImportModule{App: serveAt([]any{"applications", 0}), Module: "vllm_serve",
+		Env:   map[string]any{"MODEL_ID": "org/model"},
+		EnvAt: []any{"applications", 0, "runtime_env", "env_vars"}}
+	src := `class D:
+    def __init__(self, model, max_model_len, other):
+        engine_args = AsyncEngineArgs(model=model, max_model_len=max_model_len, swap_space=other)
+
+deployment = D.bind(
+    model=os.environ.get('MODEL_ID', 'x/y'),
+    max_model_len=int(os.environ.get('MAX_MODEL_LEN', '8192')),
+    other=other,
+)
+`
+	i := strings.Index(src, "'8192'")
+	want := []Engine{{App: m.App, Unknown: []string{"swap-space"}, Args: []Arg{
+		{Name: "model", Value: "org/model", At: serveAt(append(append([]any(nil), m.EnvAt...), "MODEL_ID"))},
+		{Name: "max-model-len", Value: int64(8192), At: Loc{In: "script", Off: i, End: i + len("'8192'")}},
+	}}}
+	if diff := cmp.Diff(want, ModuleEngines(src, m)); diff != "" {
+		t.Errorf("ModuleEngines (-want +got):\n%s", diff)
 	}
 }
