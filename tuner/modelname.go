@@ -32,7 +32,7 @@ var quantTokens = map[string]bool{
 //     fp8.py, fbgemm_fp8.py create_weights), checkpointFormat's "fp8".
 //   - awq: int4 with an fp16 scale and a 4-bit zero per group of 128
 //     input rows: the quant_config of AutoAWQ's examples
-//     (casper-hansen/AutoAWQ examples/quantize.py: zero_point true,
+//     (casper-hansen/AutoAWQ examples/quantize.py @ 18c5208: zero_point true,
 //     q_group_size 128, w_bit 4), which the AWQ checkpoints on the Hub
 //     mostly keep; vLLM reads group_size from quantization_config
 //     (vllm/model_executor/layers/quantization/awq.py from_config).
