@@ -18,6 +18,40 @@ var quantTokens = map[string]bool{
 	"w8a8": true, "w8a16": true, "exl2": true, "quantized": true,
 }
 
+// nameFormats are the weight-format tokens whose bytes per weight a name
+// alone states, as the quantization a checkpoint with that name most
+// likely carries. A name that is a catalog model's plus one of these
+// ("meta-llama/Llama-3.1-405B-Instruct-FP8") maps to the catalog model
+// with these weights; every other format token is left unmapped: "gptq"
+// names no bit width (Qwen publishes GPTQ-Int4 and GPTQ-Int8), "bnb",
+// "4bit", "int4" no scheme, and so on.
+//   - fp8: 1 byte per quantized weight, whichever FP8 scheme the
+//     config.json names (fp8, fbgemm_fp8, compressed-tensors float): vLLM
+//     loads each as float8_e4m3fn with per-tensor, per-channel or block
+//     scales (vllm-project/vllm vllm/model_executor/layers/quantization/
+//     fp8.py, fbgemm_fp8.py create_weights), checkpointFormat's "fp8".
+//   - awq: int4 with an fp16 scale and a 4-bit zero per group of 128
+//     input rows: the quant_config of AutoAWQ's examples
+//     (casper-hansen/AutoAWQ examples/quantize.py @ 18c5208: zero_point true,
+//     q_group_size 128, w_bit 4), which the AWQ checkpoints on the Hub
+//     mostly keep; vLLM reads group_size from quantization_config
+//     (vllm/model_executor/layers/quantization/awq.py from_config).
+//
+// What the name cannot say: which modules the checkpoint leaves in 16
+// bits (quantization_config modules_to_not_convert or ignore). Meta's
+// Llama-3.1-405B-Instruct-FP8 is fbgemm_fp8, and the Llama 3 paper (§6.2
+// "FP8 quantization") quantizes the feed-forward layers only, not
+// self-attention and not the first and last layers: about 72B attention
+// and 5B MLP weights of the 405B stay bf16, which 1 byte per weight
+// undercounts by about 77 GB in all (NVIDIA's FP8 release of the same
+// model, modelopt, quantizes every linear layer of the blocks). So the
+// weights of a name-mapped FP8 model are a lower bound, and the mapping
+// an assumed input.
+var nameFormats = map[string]Quantization{
+	"fp8": {Method: "fp8", Bits: 8},
+	"awq": {Method: "awq", Bits: 4, GroupSize: 128},
+}
+
 // nameTokens splits the part of a model id after its last "/" into
 // lower-case tokens at every character other than a letter, a digit or a
 // dot: "Qwen2.5-7B-Instruct" is qwen2.5, 7b, instruct.
@@ -38,12 +72,16 @@ func nameTokens(id string) []string {
 // longest wins (qwen2.5-7b-instruct over qwen2.5-7b). There must be one
 // model left, and every size token of the id must lie in its name: an id
 // naming two models or two sizes ("llama-3.1-8b-pruned-to-1b") maps to
-// none, and so does one naming a weight format the catalog name does not
-// ("llama-3.1-8b-sft-awq": its weights are not the catalog's). It returns
-// the model and the catalog name that matched.
+// none. A weight-format token outside the catalog name
+// ("llama-3.1-8b-sft-awq") maps only when it is the one such token, its
+// bytes are known (nameFormats) and the catalog model is unquantized: the
+// model returned is then a copy with that Quant ("Llama-3.1-405B-
+// Instruct-FP8" is Llama-3.1-405B-Instruct with fp8 weights); any other
+// ("...-GPTQ-Int4", "...-bnb-4bit") maps to none, its weights being
+// unknown. It returns the model and the catalog name that matched.
 //
 // The answer is a guess from the name, not the checkpoint: a caller must
-// treat it as an assumed input.
+// treat it, and its Quant when the name set it, as an assumed input.
 func (c *Catalog) ModelByName(id string) (*Model, string, bool) {
 	toks := nameTokens(id)
 	if len(toks) == 0 {
@@ -91,12 +129,31 @@ func (c *Catalog) ModelByName(id string) (*Model, string, bool) {
 			return nil, "", false
 		}
 	}
+	var formats []string
 	for i, t := range toks {
-		if (sizeToken.MatchString(t) || quantTokens[t]) && (i < best.start || i >= best.end) {
+		if i >= best.start && i < best.end {
+			continue
+		}
+		if sizeToken.MatchString(t) {
 			return nil, "", false
 		}
+		if quantTokens[t] {
+			formats = append(formats, t)
+		}
 	}
-	return best.m, best.name, true
+	switch {
+	case len(formats) == 0:
+		return best.m, best.name, true
+	case len(formats) > 1 || best.m.Quant != nil:
+		return nil, "", false
+	}
+	q, ok := nameFormats[formats[0]]
+	if !ok {
+		return nil, "", false
+	}
+	m := *best.m
+	m.Quant = &q
+	return &m, best.name, true
 }
 
 func hasSize(toks []string) bool {

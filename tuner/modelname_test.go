@@ -31,10 +31,19 @@ func TestModelByName(t *testing.T) {
 		{"acme/llama-3.1-8b-vs-qwen2.5-7b", "", ""},
 		{"acme/llama-3.1-8b-pruned-to-1b", "", ""},
 		{"acme/mistral-7b-sft", "", ""}, // v0.1 or v0.3
-		// A weight format the catalog name does not carry: other weights.
-		{"acme/llama-3.1-8b-sft-awq", "", ""},
-		{"acme/Qwen2.5-7B-Instruct-FP8-ft", "", ""},
+		// A weight format the catalog name does not carry, whose bytes
+		// the name states (fp8, awq): the catalog model with those weights
+		// (TestModelByNameWeightFormat checks them).
+		{"meta-llama/Llama-3.1-405B-Instruct-FP8", "meta-llama/Llama-3.1-405B", "meta-llama/Llama-3.1-405B-Instruct"},
+		{"acme/llama-3.1-8b-sft-awq", "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-8B"},
+		{"acme/Qwen2.5-7B-Instruct-FP8-ft", "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"},
+		// Whose bytes it does not state, or two formats: other weights.
 		{"unsloth/llama-3.1-8b-bnb-4bit-sft", "", ""},
+		{"Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "", ""},
+		{"acme/llama-3.1-8b-gptq", "", ""},
+		{"acme/llama-3.1-8b-int4", "", ""},
+		{"acme/llama-3.1-8b-awq-fp8", "", ""},
+		{"acme/llama-3.1-8b-fp8-w8a8", "", ""},
 		{"acme/Llama-4-Maverick-17B-128E-Instruct-FP8-eval", "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8", "meta-llama/Llama-4-Maverick-17B-128E-Instruct-FP8"},
 		// Names without a size token are never mapped by name.
 		{"acme/gpt2-finetuned", "", ""},
@@ -50,5 +59,42 @@ func TestModelByName(t *testing.T) {
 		if got != tc.want || via != tc.via {
 			t.Errorf("ModelByName(%q) = %q via %q, want %q via %q", tc.in, got, via, tc.want, tc.via)
 		}
+	}
+}
+
+// TestModelByNameWeightFormat checks the weights a format token of the
+// name gives the mapped model, and that the catalog's model is left as
+// it was.
+func TestModelByNameWeightFormat(t *testing.T) {
+	c := testCatalog(t)
+	tests := []struct {
+		in   string
+		want *Quantization
+	}{
+		{"meta-llama/Llama-3.1-405B-Instruct-FP8", &Quantization{Method: "fp8", Bits: 8}},
+		{"acme/llama-3.1-8b-sft-awq", &Quantization{Method: "awq", Bits: 4, GroupSize: 128}},
+		{"acme/llama-3.1-8b-sft", nil},
+		// A catalog model quantized already keeps its own format.
+		{"acme/Llama-4-Maverick-17B-128E-Instruct-FP8-eval", &Quantization{Method: "fbgemm_fp8", Bits: 8}},
+	}
+	for _, tc := range tests {
+		m, _, ok := c.ModelByName(tc.in)
+		if !ok {
+			t.Errorf("ModelByName(%q) mapped to none", tc.in)
+			continue
+		}
+		if (m.Quant == nil) != (tc.want == nil) || m.Quant != nil && (m.Quant.Method != tc.want.Method || m.Quant.Bits != tc.want.Bits || m.Quant.GroupSize != tc.want.GroupSize) {
+			t.Errorf("ModelByName(%q).Quant = %+v, want %+v", tc.in, m.Quant, tc.want)
+		}
+	}
+	if base, ok := c.Model("meta-llama/Llama-3.1-405B-Instruct"); !ok || base.Quant != nil {
+		t.Errorf("catalog Llama-3.1-405B-Instruct after mapping an FP8 name: %+v, %v; want unquantized", base, ok)
+	}
+	// The bytes: an fp8 405B holds half the bf16 weights.
+	fp8, _, _ := c.ModelByName("meta-llama/Llama-3.1-405B-Instruct-FP8")
+	bf16, _, _ := c.ModelByName("acme/Llama-3.1-405B-Instruct-sft")
+	f, ok := checkpointFormat(fp8.Quant)
+	if !ok || f.linearBytes != 1 || bf16.Quant != nil {
+		t.Errorf("fp8 name: format %+v (%v), bf16 name Quant %+v", f, ok, bf16.Quant)
 	}
 }

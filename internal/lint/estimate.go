@@ -275,6 +275,10 @@ type Sizing struct {
 	// AssumedModel is the catalog model the estimate assumed from Model's
 	// name alone (nothing held Model itself); empty when Model was known.
 	AssumedModel string `json:"assumed_model,omitempty"`
+	// AssumedWeights is the weight format read from the same name with
+	// the model ("fp8 (8-bit)" for "...-Instruct-FP8"), when it names one
+	// (tuner.Catalog.ModelByName); empty otherwise.
+	AssumedWeights string `json:"assumed_weights,omitempty"`
 	// Open names the one input that decides the memory and that nothing
 	// states ("sharding", "method") when the sizing covers its plausible
 	// values: Alternatives gives the estimate under each, Fits holds only
@@ -313,6 +317,9 @@ func (t Target) sizing(est map[string]any) *Sizing {
 	s := &Sizing{GPU: t.GPU.Name, Model: t.ModelID, PerGPUBytes: need, CapacityBytes: capacity}
 	if t.ModelByName {
 		s.AssumedModel = t.Model.ID
+		if q := t.Model.Quant; q != nil {
+			s.AssumedWeights = fmt.Sprintf("%s (%d-bit)", q.Method, q.Bits)
+		}
 	}
 	if t.MIG != nil {
 		s.GPU += " " + t.MIG.Name

@@ -103,8 +103,16 @@ func (s *subject) inputs() map[string]finding.Input {
 	if t.ModelID != "" && t.ModelByName {
 		// The model is a guess from its name: assumed, at the place the
 		// file names it.
+		weights, bound := "", ""
+		if q := t.Model.Quant; q != nil {
+			// The weight format is read from the name too
+			// (tuner.Catalog.ModelByName): which modules the checkpoint
+			// keeps in 16 bits, the name cannot say.
+			weights = fmt.Sprintf(" with %s weights (%d-bit)", q.Method, q.Bits)
+			bound = "; the name cannot say which modules the checkpoint keeps in 16 bits, so its weights are a lower bound"
+		}
 		in := finding.Input{Name: "model", Source: finding.SourceAssumed,
-			Value:  fmt.Sprintf("%s (%.1fB parameters, catalog) from %s %s, state the model to confirm", t.Model.ID, float64(t.Model.Params())/1e9, cmp.Or(t.ModelNamedBy, "the name"), t.ModelID),
+			Value:  fmt.Sprintf("%s (%.1fB parameters, catalog)%s from %s %s, state the model to confirm%s", t.Model.ID, float64(t.Model.Params())/1e9, weights, cmp.Or(t.ModelNamedBy, "the name"), t.ModelID, bound),
 			Settle: "set --model or targets.model to a catalog id or a model directory"}
 		switch {
 		case t.ModelFrom == "config" && len(w.Paths["model"]) > 0:

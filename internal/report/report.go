@@ -34,6 +34,9 @@ type Sizing struct {
 	// alone (the model's own, a label's, a weights path's); empty when the
 	// model was known.
 	AssumedModel string `json:"assumed_model,omitempty"`
+	// AssumedWeights is the weight format assumed from the same name
+	// ("fp8 (8-bit)"); empty when the name names none.
+	AssumedWeights string `json:"assumed_weights,omitempty"`
 	// Open names the one input that decides the memory and that nothing
 	// states ("sharding", "method"), when the sizing covers its plausible
 	// values: Alternatives gives each one's need, Fits holds only when
