@@ -28,3 +28,32 @@ func TestCrossAttentionLayers(t *testing.T) {
 		t.Error("every layer cross-attention: want a validation error")
 	}
 }
+
+// Llama 3.2 Vision's text stack: 40 layers, 8 of them cross-attention.
+// Hand count (11B): embed (128256+8)×4096 = 525,369,344; lm_head
+// 128256×4096 = 525,336,576; 40 layers × (attention 41,943,040 + MLP
+// 176,160,768 + 2 norms 8,192) = 8,724,480,000; final norm 4,096; 8 cross
+// layers × (q_norm + k_norm 256 + 2 gates) = 2,064. The checkpoint's
+// 10.67B adds the vision encoder and projector the catalog leaves out.
+func TestMllamaCatalog(t *testing.T) {
+	c := testCatalog(t)
+	m, ok := c.Model("meta-llama/Llama-3.2-11B-Vision-Instruct")
+	if !ok {
+		t.Fatal("Llama-3.2-11B-Vision-Instruct not in the catalog")
+	}
+	if got, want := m.Params(), int64(9_775_192_080); got != want {
+		t.Errorf("params = %d, want %d", got, want)
+	}
+	// KV only for the 32 self-attention layers: 2 × 8 kv heads × 128 × 2 B × 32.
+	if got, want := m.KVBytesPerToken(1, 2), int64(2*8*128*2*32); got != want {
+		t.Errorf("KV bytes/token = %d, want %d (self-attention layers only)", got, want)
+	}
+	m90, ok := c.Model("meta-llama/Llama-3.2-90B-Vision")
+	if !ok {
+		t.Fatal("Llama-3.2-90B-Vision not in the catalog")
+	}
+	// 80 self-attention layers, 8 kv heads split over tp=2.
+	if got, want := m90.KVBytesPerToken(2, 2), int64(2*4*128*2*80); got != want {
+		t.Errorf("90B KV bytes/token at tp=2 = %d, want %d", got, want)
+	}
+}
