@@ -57,3 +57,23 @@ func TestMllamaCatalog(t *testing.T) {
 		t.Errorf("90B KV bytes/token at tp=2 = %d, want %d", got, want)
 	}
 }
+
+// A Llama-3.2-11B-Vision config.json read from text_config gives the
+// catalog's text stack (vision_config of mllama_vision_model is left out).
+func TestMllamaFromHFConfig(t *testing.T) {
+	m, err := ModelFromHFConfig([]byte(`{"model_type": "mllama", "_name_or_path": "meta-llama/Llama-3.2-11B-Vision",
+		"text_config": {"model_type": "mllama_text_model", "hidden_size": 4096, "num_hidden_layers": 40,
+			"cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38], "num_attention_heads": 32,
+			"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
+			"max_position_embeddings": 131072, "tie_word_embeddings": false, "torch_dtype": "bfloat16"},
+		"vision_config": {"model_type": "mllama_vision_model", "hidden_size": 1280}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := m.Params(), int64(9_775_192_080); got != want {
+		t.Errorf("params = %d, want %d", got, want)
+	}
+	if got, want := m.KVBytesPerToken(1, 2), int64(2*8*128*2*32); got != want {
+		t.Errorf("KV bytes/token = %d, want %d", got, want)
+	}
+}
