@@ -58,19 +58,31 @@ func TestMllamaCatalog(t *testing.T) {
 	}
 }
 
-// A Llama-3.2-11B-Vision config.json read from text_config gives the
-// catalog's text stack (vision_config of mllama_vision_model is left out).
+// A Llama-3.2-11B-Vision config.json gives the catalog's text stack plus
+// the vision tower: 40 encoder layers × 19,672,320 + 16 gates; patch conv
+// 752,640; class embedding 1,280; positions 1601×1280 + gate; tile
+// positions 9×4×1601×1280 = 73,774,080; two aspect-ratio embeddings
+// 9×5120 + gate each; two LayerNorms 5,120; projector 7680×4096 + 4096 =
+// 895,028,755, which with the text stack's 9,775,192,080 is the
+// checkpoint's 10,670,220,835 (the safetensors total on the Hub, 10.67B;
+// the model card rounds it to 10.6B).
 func TestMllamaFromHFConfig(t *testing.T) {
 	m, err := ModelFromHFConfig([]byte(`{"model_type": "mllama", "_name_or_path": "meta-llama/Llama-3.2-11B-Vision",
 		"text_config": {"model_type": "mllama_text_model", "hidden_size": 4096, "num_hidden_layers": 40,
 			"cross_attention_layers": [3, 8, 13, 18, 23, 28, 33, 38], "num_attention_heads": 32,
 			"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
 			"max_position_embeddings": 131072, "tie_word_embeddings": false, "torch_dtype": "bfloat16"},
-		"vision_config": {"model_type": "mllama_vision_model", "hidden_size": 1280}}`))
+		"vision_config": {"model_type": "mllama_vision_model", "hidden_size": 1280, "intermediate_size": 5120,
+			"num_hidden_layers": 32, "num_global_layers": 8, "patch_size": 14, "image_size": 560,
+			"num_channels": 3, "max_num_tiles": 4, "vision_output_dim": 7680,
+			"supported_aspect_ratios": [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]]}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := m.Params(), int64(9_775_192_080); got != want {
+	if m.Vision == nil || m.Vision.Params != 895_028_755 {
+		t.Errorf("vision tower = %+v, want 895,028,755 params", m.Vision)
+	}
+	if got, want := m.Params(), int64(10_670_220_835); got != want {
 		t.Errorf("params = %d, want %d", got, want)
 	}
 	if got, want := m.KVBytesPerToken(1, 2), int64(2*8*128*2*32); got != want {
