@@ -112,11 +112,16 @@ type hfFamily struct {
 }
 
 var hfFamilies = map[string]hfFamily{
-	"llama":     {mlp: "swiglu", norms: 2},
-	"mistral":   {mlp: "swiglu", norms: 2},
-	"mixtral":   {mlp: "swiglu", norms: 2},
-	"qwen2":     {qkvBias: true, mlp: "swiglu", norms: 2},
-	"qwen2_moe": {qkvBias: true, mlp: "swiglu", norms: 2},
+	"llama": {mlp: "swiglu", norms: 2},
+	// Llama 3.2 Vision's text_config (transformers
+	// models/mllama/configuration_mllama.py MllamaTextConfig, model_type
+	// mllama_text_model): num_hidden_layers counts the cross-attention
+	// layers listed in cross_attention_layers (see Model.CrossAttentionLayers).
+	"mllama_text_model": {mlp: "swiglu", norms: 2},
+	"mistral":           {mlp: "swiglu", norms: 2},
+	"mixtral":           {mlp: "swiglu", norms: 2},
+	"qwen2":             {qkvBias: true, mlp: "swiglu", norms: 2},
+	"qwen2_moe":         {qkvBias: true, mlp: "swiglu", norms: 2},
 	// Qwen2.5-VL's language model is Qwen2's (transformers
 	// models/qwen2_5_vl: Qwen2_5_VLTextModel, q/k/v with biases); older
 	// config.json files keep its keys at the top level beside
@@ -262,6 +267,10 @@ func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
 	m.Local = localAttentionLayout(mt, m.Layers, m.SlidingWindow, c.strings("layer_types"),
 		opt(0, "sliding_window_pattern"), opt(0, "attention_chunk_size"), c.ints("no_rope_layers"))
 	switch mt {
+	case "mllama_text_model":
+		// modeling_mllama.py MllamaTextModel: embed_tokens has vocab_size + 8 rows.
+		m.CrossAttentionLayers = len(c.ints("cross_attention_layers"))
+		m.ExtraEmbedTokens = 8
 	case "mixtral":
 		m.MoE = &MoE{Experts: need("num_local_experts"), ActiveExperts: need("num_experts_per_tok"),
 			Intermediate: m.Intermediate}

@@ -26,6 +26,18 @@ type Model struct {
 	// of UMT5 (RelativeBiasEveryLayer).
 	RelativeBuckets        int
 	RelativeBiasEveryLayer bool
+	// CrossAttentionLayers is how many of the Layers are Llama 3.2 Vision
+	// (mllama) cross-attention layers: transformers
+	// models/mllama/modeling_mllama.py MllamaCrossAttentionDecoderLayer
+	// replaces self-attention with attention over the image tokens (q, k, v,
+	// o projections plus q_norm and k_norm over head_dim) and adds two
+	// one-element tanh gates; its keys and values come from the vision
+	// states, so it holds no KV cache for text tokens. 0 for other models.
+	CrossAttentionLayers int
+	// ExtraEmbedTokens are embedding rows beyond Vocab that the lm_head
+	// does not have (mllama: nn.Embedding(vocab_size + 8, hidden) for the
+	// image tokens, MllamaTextModel in modeling_mllama.py).
+	ExtraEmbedTokens int
 
 	Hidden, Layers, Heads, KVHeads, HeadDim, Intermediate, Vocab int
 	MaxPositions                                                 int
@@ -128,7 +140,7 @@ func (m *Model) normParams(n int64) int64 {
 // the embedding LayerNorm of encoders).
 func (m *Model) EmbeddingParams() int64 {
 	h := int64(m.Hidden)
-	p := int64(m.Vocab) * h
+	p := int64(m.Vocab+m.ExtraEmbedTokens) * h
 	if m.Positions == "learned" {
 		p += int64(m.MaxPositions) * h
 	}
@@ -292,6 +304,8 @@ func (m *Model) paramsWith(moe func() int64) int64 {
 		p += m.normParams(h) // final norm
 	}
 	p += m.decoderStackParams()
+	// Each cross-attention layer adds q_norm, k_norm and its two gates.
+	p += int64(m.CrossAttentionLayers) * (2*int64(m.HeadDim) + 2)
 	if m.Vision != nil {
 		p += m.Vision.Params
 	}
@@ -327,12 +341,13 @@ func (m *Model) decoderStackParams() int64 {
 func (m *Model) EncoderDecoder() bool { return m.DecoderLayers > 0 }
 
 // kvLayers is the number of layers whose self-attention fills a KV cache:
-// the decoder's of an encoder-decoder.
+// the decoder's of an encoder-decoder; mllama's cross-attention layers
+// attend to the image tokens, not the text, and are left out.
 func (m *Model) kvLayers() int {
 	if m.DecoderLayers > 0 {
 		return m.DecoderLayers
 	}
-	return m.Layers
+	return m.Layers - m.CrossAttentionLayers
 }
 
 // Params is the total parameter count: ExactParams when known (safetensors),
@@ -435,6 +450,10 @@ func (m *Model) validate() error {
 	}
 	if m.Positions != "rope" && m.Positions != "learned" && m.Positions != "relative" {
 		errs = append(errs, fmt.Errorf("unknown positions %q", m.Positions))
+	}
+	if m.CrossAttentionLayers < 0 || m.CrossAttentionLayers >= max(m.Layers, 1) || m.ExtraEmbedTokens < 0 {
+		errs = append(errs, fmt.Errorf("cross_attention_layers %d must be below num_layers %d; extra_embed_tokens must not be negative",
+			m.CrossAttentionLayers, m.Layers))
 	}
 	if m.DecoderLayers < 0 || m.RelativeBuckets < 0 {
 		errs = append(errs, fmt.Errorf("decoder layers and relative buckets must not be negative"))

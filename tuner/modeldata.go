@@ -38,6 +38,8 @@ type modelDoc struct {
 	Dropout       bool      `yaml:"dropout" json:"dropout"`
 	Encoder       bool      `yaml:"encoder" json:"encoder"`
 	SlidingWindow int       `yaml:"sliding_window" json:"sliding_window"`
+	CrossAttn     int       `yaml:"cross_attention_layers" json:"cross_attention_layers"`
+	ExtraEmbed    int       `yaml:"extra_embed_tokens" json:"extra_embed_tokens"`
 	MoE           *moeDoc   `yaml:"moe" json:"moe"`
 	MLA           *mlaDoc   `yaml:"mla" json:"mla"`
 	Dtype         string    `yaml:"dtype" json:"dtype"`
@@ -90,6 +92,7 @@ func buildModels(f modelFile) ([]*Model, error) {
 			TiedEmbeddings: d.TieEmbeddings, QKVBias: d.QKVBias, LinearBias: d.LinearBias, QKNorm: d.QKNorm,
 			Norm: d.Norm, NormsPerLayer: d.NormsPerLayer, MLP: d.MLP, Positions: d.Positions,
 			TypeVocab: d.TypeVocab, Pooler: d.Pooler, Dropout: d.Dropout, SlidingWindow: d.SlidingWindow,
+			CrossAttentionLayers: d.CrossAttn, ExtraEmbedTokens: d.ExtraEmbed,
 			Dtype: d.Dtype, PublishedParams: d.Published, PublishedSource: d.PublishedSrc,
 			PublishedVision: d.PublishedVis,
 		}

@@ -89,6 +89,36 @@ func visionFromConfig(outer, vc hfConfig, textHidden int) (*VisionTower, error) 
 		block := 2*h + (3*h*h + 3*h) + (h*h + h) + 2*(h*i+i) + i*h + h
 		m := h * merge * merge
 		p = l*block + ch*tp*patch*patch*h + h + (m*m + m) + (m*out + out)
+	case "mllama_vision_model":
+		// transformers models/mllama/modeling_mllama.py MllamaVisionModel:
+		// patch Conv2d without bias, class_embedding, a gated positional
+		// embedding (num_patches+1 positions, a gate, and a tile embedding
+		// of (max_aspect_ratio_id+1) × max_num_tiles·(num_patches+1)·h),
+		// gated pre- and post-tile aspect-ratio embeddings of
+		// (max_aspect_ratio_id+1) × max_num_tiles·h, layernorm_pre and
+		// layernorm_post; num_hidden_layers local and num_global_layers
+		// gated encoder layers (q, k, v, o without bias, fc1 and fc2 with
+		// bias, two LayerNorms; the global ones add gate_attn and
+		// gate_ffn); MllamaForConditionalGeneration's multi_modal_projector
+		// maps vision_output_dim to the text width with a bias.
+		// max_aspect_ratio_id is len(supported_aspect_ratios)
+		// (configuration_mllama.py), 8 in its default list for 4 tiles.
+		h, i := need("hidden_size"), need("intermediate_size")
+		local, global := need("num_hidden_layers"), need("num_global_layers")
+		patch, image, ch := need("patch_size"), need("image_size"), opt(3, "num_channels")
+		tiles, out := need("max_num_tiles"), need("vision_output_dim")
+		ratios := int64(8)
+		if l, ok := vc["supported_aspect_ratios"].([]any); ok {
+			ratios = int64(len(l))
+		}
+		positions := (image/max(patch, 1))*(image/max(patch, 1)) + 1
+		layer := 4*h*h + 2*h*i + i + h + 4*h
+		p = ch*patch*patch*h + h // patch conv, class embedding
+		p += 1 + positions*h + (ratios+1)*tiles*positions*h
+		p += 2 * ((ratios+1)*tiles*h + 1)
+		p += 2 * 2 * h // layernorm_pre, layernorm_post
+		p += (local+global)*layer + 2*global
+		p += out*th + th
 	default:
 		return nil, nil
 	}
