@@ -29,22 +29,7 @@ spec:
         limits:
           nvidia.com/gpu: "1"
 `)
-	stdout, stderr, _ := run(t, false, nil, "lint", "--format", "json", dir)
-	if stderr != "" {
-		t.Fatalf("stderr %q", stderr)
-	}
-	var doc struct {
-		Files []struct {
-			Sizing map[string]any `json:"sizing"`
-		} `json:"files"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatalf("decode: %v\n%s", err, stdout)
-	}
-	if len(doc.Files) != 1 || doc.Files[0].Sizing == nil {
-		t.Fatalf("no sizing: %s", stdout)
-	}
-	s := doc.Files[0].Sizing
+	s := onlySizing(t, dir)
 	got := map[string]any{"gpu": s["gpu"], "model": s["model"], "assumed_model": s["assumed_model"]}
 	want := map[string]any{"gpu": "L4", "model": "pvc://models/llama-31-8b-instruct", "assumed_model": "meta-llama/Llama-3.1-8B"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -73,22 +58,7 @@ spec:
             limits:
               nvidia.com/gpu: "1"
 `)
-	stdout, stderr, _ := run(t, false, nil, "lint", "--format", "json", dir)
-	if stderr != "" {
-		t.Fatalf("stderr %q", stderr)
-	}
-	var doc struct {
-		Files []struct {
-			Sizing map[string]any `json:"sizing"`
-		} `json:"files"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
-		t.Fatalf("decode: %v\n%s", err, stdout)
-	}
-	if len(doc.Files) != 1 || doc.Files[0].Sizing == nil {
-		t.Fatalf("no sizing: %s", stdout)
-	}
-	s := doc.Files[0].Sizing
+	s := onlySizing(t, dir)
 	got := map[string]any{"model": s["model"], "assumed_model": s["assumed_model"], "assumed_weights": s["assumed_weights"]}
 	want := map[string]any{"model": "acme/Llama-3.1-8B-Instruct-FP8", "assumed_model": "meta-llama/Llama-3.1-8B", "assumed_weights": "fp8 (8-bit)"}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -154,4 +124,26 @@ spec:
 	if !found {
 		t.Fatalf("no GPU004 for 405B at 1 byte a weight over 4 H100s (about 95 GiB each): %s", stdout)
 	}
+}
+
+// onlySizing lints dir, which holds one file, as JSON and returns that
+// file's sizing object.
+func onlySizing(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	stdout, stderr, _ := run(t, false, nil, "lint", "--format", "json", dir)
+	if stderr != "" {
+		t.Fatalf("stderr %q", stderr)
+	}
+	var doc struct {
+		Files []struct {
+			Sizing map[string]any `json:"sizing"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("decode: %v\n%s", err, stdout)
+	}
+	if len(doc.Files) != 1 || doc.Files[0].Sizing == nil {
+		t.Fatalf("no sizing: %s", stdout)
+	}
+	return doc.Files[0].Sizing
 }

@@ -17,25 +17,7 @@ import (
 // verdict that does not rest on the model keeps its severity, and a name
 // matching no single catalog model is left unknown.
 func TestModelAssumedFromName(t *testing.T) {
-	manifest := func(model, tp string) string {
-		return `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: server
-spec:
-  template:
-    spec:
-      nodeSelector:
-        cloud.google.com/gke-accelerator: nvidia-l4
-      containers:
-      - name: vllm
-        image: vllm/vllm-openai:v0.10.0
-        args: ["--model=` + model + `", "--tensor-parallel-size=` + tp + `", "--max-model-len=4096"]
-        resources:
-          limits:
-            nvidia.com/gpu: "` + tp + `"
-`
-	}
+	manifest := l4VLLMDeployment
 	_, paths := writeFiles(t, map[string]string{
 		// 70B on one L4: the weights cannot fit.
 		"big.yaml": manifest("acme/llama-3.1-70b-sft-v2", "1"),

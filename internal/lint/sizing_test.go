@@ -15,25 +15,7 @@ import (
 // node's GPU carries a fitting sizing, one that cannot fit a failing one,
 // and a manifest without a model none.
 func TestFileSizing(t *testing.T) {
-	manifest := func(model, gpus string) string {
-		return `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: server
-spec:
-  template:
-    spec:
-      nodeSelector:
-        cloud.google.com/gke-accelerator: nvidia-l4
-      containers:
-      - name: vllm
-        image: vllm/vllm-openai:v0.10.0
-        args: ["--model=` + model + `", "--tensor-parallel-size=` + gpus + `", "--max-model-len=4096"]
-        resources:
-          limits:
-            nvidia.com/gpu: "` + gpus + `"
-`
-	}
+	manifest := l4VLLMDeployment
 	_, paths := writeFiles(t, map[string]string{
 		"fits.yaml":     manifest("google/gemma-3-4b-it", "1"),
 		"too-big.yaml":  manifest("google/gemma-3-27b-it", "1"),
@@ -136,4 +118,26 @@ func TestFileSizingMethodAlternatives(t *testing.T) {
 	if s.Fits || s.PerGPUBytes != s.Alternatives[0].PerGPUBytes {
 		t.Errorf("sizing %+v, want the full fine-tune's need, not fitting", s)
 	}
+}
+
+// l4VLLMDeployment is a vLLM Deployment on GKE L4 nodes serving model with
+// tensor parallelism tp over tp GPUs and a 4096-token context.
+func l4VLLMDeployment(model, tp string) string {
+	return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: server
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-l4
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.0
+        args: ["--model=` + model + `", "--tensor-parallel-size=` + tp + `", "--max-model-len=4096"]
+        resources:
+          limits:
+            nvidia.com/gpu: "` + tp + `"
+`
 }
