@@ -110,17 +110,11 @@ func ReadNIMService(doc any) (NIM, bool) {
 		return NIM{}, false
 	}
 	spec, _ := m["spec"].(map[string]any)
-	img, _ := spec["image"].(map[string]any)
-	repo := value.String(img["repository"])
-	model, ok := NIMImage(repo)
+	n, ok := ReadNIMSpec(spec, []any{"spec"})
 	if !ok {
 		return NIM{}, false
 	}
-	n := NIM{Image: repo, ImageAt: []any{"spec", "image", "repository"}, Model: model,
-		NotLLM: nimNotLLM(model, value.String(spec["type"]))}
-	n.GPUs, n.GPUsAt = nimGPUs(spec["resources"], []any{"spec", "resources"})
-	n.Pod = schedulingPod(spec, []any{"spec"})
-	n.readEnv(spec["env"], []any{"spec", "env"})
+	n.NotLLM = nimNotLLM(n.Model, value.String(spec["type"]))
 	for _, at := range [][]any{{"storage", "nimCache", "profile"}, {"nimCache", "profile"}} {
 		if p := value.String(LookupAt(spec, at)); p != "" && !IsPlaceholder(p) {
 			n.Profile, n.ProfileAt = p, append([]any{"spec"}, at...)
@@ -128,6 +122,24 @@ func ReadNIMService(doc any) (NIM, bool) {
 		}
 	}
 	n.MultiNode = spec["multiNode"] != nil
+	return n, true
+}
+
+// ReadNIMSpec reads a map at path laid out as a NIMService's spec:
+// image.repository, resources, nodeSelector, affinity and env (a
+// NIMService's spec; the nim-llm chart's values, internal/helm). false
+// when the image is not a NIM's.
+func ReadNIMSpec(spec map[string]any, path []any) (NIM, bool) {
+	img, _ := spec["image"].(map[string]any)
+	repo := value.String(img["repository"])
+	model, ok := NIMImage(repo)
+	if !ok {
+		return NIM{}, false
+	}
+	n := NIM{Image: repo, ImageAt: append(clone(path), "image", "repository"), Model: model, NotLLM: nimNotLLM(model, "")}
+	n.GPUs, n.GPUsAt = nimGPUs(spec["resources"], append(clone(path), "resources"))
+	n.Pod = schedulingPod(spec, path)
+	n.readEnv(spec["env"], append(clone(path), "env"))
 	return n, true
 }
 

@@ -82,4 +82,11 @@ func TestReadNIMService(t *testing.T) {
 	if _, ok := ReadNIMService(map[string]any{"apiVersion": "apps.nvidia.com/v1alpha1", "kind": "NIMService", "spec": "x"}); ok {
 		t.Error("NIMService without an image read")
 	}
+	// Fields of the wrong shape are skipped, not a panic.
+	n, ok = ReadNIMService(map[string]any{"apiVersion": "apps.nvidia.com/v1alpha1", "kind": "NIMService", "spec": map[string]any{
+		"image": map[string]any{"repository": "nvcr.io/nim/meta/llama-3.1-8b-instruct"}, "resources": []any{"x"},
+		"env": map[string]any{"NIM_MAX_MODEL_LEN": "8192"}, "nodeSelector": []any{1}, "storage": "pvc", "multiNode": map[string]any{}}})
+	if !ok || n.GPUs != 0 || n.MaxModelLen != 0 || n.Profile != "" || !n.MultiNode {
+		t.Errorf("hostile NIMService read as %+v, %v", n, ok)
+	}
 }

@@ -101,3 +101,40 @@ func TestNIMSizingModelFlag(t *testing.T) {
 		t.Errorf("sizing %+v, want the flag's model, not assumed", s)
 	}
 }
+
+// The nim-llm chart's values are the NIM its pod runs: sized as a
+// NIMService with the same fields is.
+func TestNIMLLMChartValuesSizing(t *testing.T) {
+	_, paths := writeFiles(t, map[string]string{
+		"values.yaml": `image:
+  repository: nvcr.io/nim/meta/llama-3.1-70b-instruct
+  tag: 1.3.3
+model:
+  ngcAPISecret: ngc-api
+  name: meta/llama-3.1-70b-instruct
+env:
+  - name: NIM_MAX_MODEL_LEN
+    value: "8192"
+nodeSelector:
+  node.kubernetes.io/instance-type: p5.48xlarge
+resources:
+  limits:
+    nvidia.com/gpu: 8
+`,
+		"other.yaml": "image:\n  repository: ghcr.io/org/app\nresources:\n  limits:\n    nvidia.com/gpu: 1\n",
+	})
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*lint.Sizing{}
+	for _, fr := range res.Files {
+		got[filepath.Base(fr.Path)] = fr.Sizing
+	}
+	if s := got["values.yaml"]; s == nil || !s.Fits || s.GPU != "H100-80GB" || s.AssumedModel != "meta-llama/Llama-3.1-70B" {
+		t.Errorf("values.yaml: sizing %+v, want Llama-3.1-70B assumed, fitting eight H100s", s)
+	}
+	if s := got["other.yaml"]; s != nil {
+		t.Errorf("other.yaml: sizing %+v, want none", s)
+	}
+}
