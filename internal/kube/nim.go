@@ -30,6 +30,11 @@ type NIM struct {
 	Image   string
 	ImageAt []any
 	Model   string
+	// ModelID is the Hugging Face model a model-free NIM (one image for
+	// any model) is pointed at by NIM_MODEL_PATH=hf://<org>/<model>, at
+	// ModelIDAt; a stated model, unlike Model.
+	ModelID   string
+	ModelIDAt []any
 	// NotLLM says why the image is not an LLM NIM (an embedding or
 	// reranking NIM): such a NIM serves no KV cache to size.
 	NotLLM string
@@ -199,7 +204,8 @@ func schedulingPod(spec map[string]any, path []any) Pod {
 // readEnv reads the env entries NIM documents for what it sizes
 // (docs.nvidia.com/nim/large-language-models/1.10.0/configuration.html,
 // Environment Variables): NIM_MAX_MODEL_LEN, the model's context length,
-// and NIM_MODEL_PROFILE, the profile to run instead of the one NIM picks.
+// NIM_MODEL_PROFILE, the profile to run instead of the one NIM picks, and
+// NIM_MODEL_PATH, the model a model-free NIM serves.
 func (n *NIM) readEnv(env any, path []any) {
 	for i, e := range value.List(env) {
 		em, _ := e.(map[string]any)
@@ -215,6 +221,13 @@ func (n *NIM) readEnv(env any, path []any) {
 			}
 		case "NIM_MODEL_PROFILE":
 			n.Profile, n.ProfileAt = v, at
+		case "NIM_MODEL_PATH":
+			// docs.nvidia.com/nim/large-language-models/latest/deployment/
+			// model-free-nim.html: hf://<org>/<model> names a Hugging Face
+			// model; ngc://, s3://, gs:// and paths name no id.
+			if id, ok := strings.CutPrefix(strings.TrimSpace(v), "hf://"); ok && strings.Count(id, "/") == 1 && !strings.ContainsAny(id, ":@ ") {
+				n.ModelID, n.ModelIDAt = id, at
+			}
 		}
 	}
 }

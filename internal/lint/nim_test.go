@@ -138,3 +138,28 @@ resources:
 		t.Errorf("other.yaml: sizing %+v, want none", s)
 	}
 }
+
+// A model-free NIM pointed at a Hugging Face model by NIM_MODEL_PATH
+// serves a stated model: the sizing names it and assumes none.
+func TestNIMModelPathSizing(t *testing.T) {
+	_, paths := writeFiles(t, map[string]string{
+		"nim.yaml": nimService("nvidia/llm-nim", "NVIDIA-L40S", 1,
+			"\n  env:\n    - name: NIM_MODEL_PATH\n      value: hf://meta-llama/Llama-3.1-8B-Instruct\n    - name: NIM_MAX_MODEL_LEN\n      value: \"8192\""),
+		"s3.yaml": nimService("nvidia/llm-nim", "NVIDIA-L40S", 1,
+			"\n  env:\n    - name: NIM_MODEL_PATH\n      value: s3://bucket/org/model"),
+	})
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*lint.Sizing{}
+	for _, fr := range res.Files {
+		got[filepath.Base(fr.Path)] = fr.Sizing
+	}
+	if s := got["nim.yaml"]; s == nil || s.Model != "meta-llama/Llama-3.1-8B-Instruct" || s.AssumedModel != "" || !s.Fits {
+		t.Errorf("nim.yaml: sizing %+v, want the stated Llama-3.1-8B-Instruct fitting an L40S", s)
+	}
+	if s := got["s3.yaml"]; s != nil {
+		t.Errorf("s3.yaml: sizing %+v, want none for a model in a bucket", s)
+	}
+}

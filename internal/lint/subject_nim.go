@@ -46,15 +46,19 @@ func (l *Linter) nimSubjects(s *subject, pods []kube.Pod, proj *config.Project) 
 // What NIM runs rests on inputs the file rarely states, each an assumed
 // input of every verdict:
 //   - the model: the image names a NIM, mapped to a catalog model by its
-//     name alone (tuner.Catalog.ModelByName);
+//     name alone (tuner.Catalog.ModelByName), unless NIM_MODEL_PATH points
+//     a model-free NIM at a Hugging Face model, which is stated;
 //   - the profile: unless pinned by a readable profile name, NIM picks one
-//     at start among those its image ships for the GPUs it detects,
-//     preferring lower precision and, of the same precision, more GPUs
+//     at start among those its image ships for the number and type of GPUs
+//     it detects, TensorRT-LLM before vLLM and lower precision first
 //     (docs.nvidia.com/nim/large-language-models/1.1.0/profiles.html,
-//     Automatic Profile Selection). gpulint sizes tensor parallelism over
-//     every GPU the container gets, and bf16 weights; on a GPU with FP8
-//     an fp8 profile may be picked instead, and when the two disagree the
-//     sizing holds both (files[].sizing alternatives, open "profile");
+//     Automatic Profile Selection); a throughput profile may use fewer GPUs
+//     than a latency one (.../1.0.0/optimization.html). gpulint sizes
+//     tensor parallelism over every GPU the container gets, and bf16
+//     weights; on a GPU with FP8 an fp8 profile may be picked instead, and
+//     when the two disagree the sizing holds both (files[].sizing
+//     alternatives, open "profile"). Weights that exceed the GPUs even at
+//     4 bits fit under no profile: that verdict does not rest on it;
 //   - the context: NIM_MAX_MODEL_LEN when set, else the model's own
 //     (docs.nvidia.com/nim/large-language-models/1.10.0/configuration.html,
 //     NIM_MAX_MODEL_LEN), held as one whole sequence in the KV cache as
@@ -66,7 +70,9 @@ func (l *Linter) nimSubject(s *subject, n kube.NIM, proj *config.Project) *subje
 	imageAt := s.locate(n.ImageAt)
 	gpusAt := s.locate(n.GPUsAt)
 	h := l.podHints(s, n.Pod)
-	h.ModelName, h.ModelNameAt, h.ModelNameBy = n.Model, &imageAt, "the NIM image"
+	if n.ModelID == "" {
+		h.ModelName, h.ModelNameAt, h.ModelNameBy = n.Model, &imageAt, "the NIM image"
+	}
 	prof := kube.ParseNIMProfile(n.Profile)
 	tp := int(n.GPUs)
 	if prof.Known {
@@ -74,6 +80,9 @@ func (l *Linter) nimSubject(s *subject, n kube.NIM, proj *config.Project) *subje
 	}
 	h.GPUs, h.GPUsRange = tp, &gpusAt
 	at := map[string]finding.Range{"model": imageAt, "tensor-parallel-size": gpusAt}
+	if n.ModelID != "" {
+		at["model"] = s.locate(n.ModelIDAt)
+	}
 	if prof.Known {
 		at["tensor-parallel-size"] = s.locate(n.ProfileAt)
 	}
@@ -85,6 +94,8 @@ func (l *Linter) nimSubject(s *subject, n kube.NIM, proj *config.Project) *subje
 		switch precision {
 		case "fp8":
 			val["quantization"] = "fp8"
+		case "int4":
+			val["quantization"] = "awq"
 		case "fp16":
 			val["dtype"] = "float16"
 		default:
@@ -92,6 +103,9 @@ func (l *Linter) nimSubject(s *subject, n kube.NIM, proj *config.Project) *subje
 		}
 		if ctxLen > 0 {
 			val["max-model-len"] = ctxLen
+		}
+		if n.ModelID != "" {
+			val["model"] = n.ModelID
 		}
 		ns := &subject{kind: kindNIM, file: s.file, doc: s.doc, root: s.root, value: val, optAt: at, whole: &imageAt}
 		ns.work = normalize.VLLM(val)
@@ -127,14 +141,22 @@ func (l *Linter) nimSubject(s *subject, n kube.NIM, proj *config.Project) *subje
 	var alts []SizingAlternative
 	for _, p := range precisions {
 		ns := build(p, ctxLen)
-		est, _ := ns.tgt.estimate(ns.work)
-		need, _ := est["total"].(int64)
-		capacity, _ := est["capacity"].(int64)
+		need, capacity, _ := nimNeed(ns)
 		if capacity <= 0 {
 			return nil
 		}
 		subs = append(subs, ns)
 		alts = append(alts, SizingAlternative{Value: p, Fits: need <= capacity, PerGPUBytes: need})
+	}
+	// Weights that exceed the GPUs even at 4 bits (int4, AWQ's group-128
+	// layout, the smallest a NIM profile's precision takes: int4_awq) over
+	// every GPU the container gets exceed them under any profile NIM may
+	// pick: the GPU count is then the manifest's fact, not an assumption.
+	anyProfile, fourBitFits, floor := false, false, int64(0)
+	if !prof.Known && !alts[0].Fits && !alts[len(alts)-1].Fits {
+		need, capacity, weights := nimNeed(build("int4", ctxLen))
+		anyProfile, floor = capacity > 0 && weights > capacity, weights
+		fourBitFits = capacity > 0 && need <= capacity
 	}
 	// The subject the rules judge: the bf16 profile when every precision
 	// gives one verdict (its weights are the largest), else the fp8 one
@@ -148,12 +170,20 @@ func (l *Linter) nimSubject(s *subject, n kube.NIM, proj *config.Project) *subje
 		ns.open = &nimOpen{alts: alts, note: fmt.Sprintf("fits with an fp8 profile (%s a GPU), not with bf16 (%s): NIM picks fp8 only where its image ships an fp8 profile for this GPU; set NIM_MODEL_PROFILE to say which",
 			gib(alts[0].PerGPUBytes), gib(alts[1].PerGPUBytes))}
 	}
-	if !prof.Known {
+	if anyProfile {
+		ns.defaults = append(ns.defaults, finding.Input{Name: "gpus", Source: finding.SourceFile, Range: &gpusAt,
+			Value: fmt.Sprintf("%d (nvidia.com/gpu); even 4-bit weights (%s a GPU) exceed the GPU, so no profile NIM may pick fits", tp, gib(floor))})
+	}
+	if !prof.Known && !anyProfile {
 		// The profile is NIM's pick: the GPU count is the limit's, the
 		// tensor parallelism over all of it an assumption.
+		fourBit := ""
+		if fourBitFits {
+			fourBit = "; a 4-bit profile, where the image ships one, would fit"
+		}
 		ns.defaults = append(ns.defaults, finding.Input{Name: "gpus", Source: finding.SourceAssumed, Range: &gpusAt,
-			Value: fmt.Sprintf("%d (nvidia.com/gpu), all in one %s profile as NIM picks it at start (lower precision, then more GPUs first)",
-				tp, strings.Join(precisions, " or ")),
+			Value: fmt.Sprintf("%d (nvidia.com/gpu), all in one %s profile as NIM picks it at start (lower precision first; a throughput profile may use fewer GPUs)%s",
+				tp, strings.Join(precisions, " or "), fourBit),
 			Settle: "set NIM_MODEL_PROFILE or storage.nimCache.profile to a profile name"})
 	}
 	if ctxAssumed {
@@ -181,4 +211,15 @@ func (o *nimOpen) apply(z *Sizing) {
 	for _, a := range o.alts {
 		z.Fits = z.Fits && a.Fits
 	}
+}
+
+// nimNeed is a NIM subject's estimate: the per-GPU need, the capacity and
+// the weights' share.
+func nimNeed(ns *subject) (need, capacity, weights int64) {
+	est, _ := ns.tgt.estimate(ns.work)
+	need, _ = est["total"].(int64)
+	capacity, _ = est["capacity"].(int64)
+	b, _ := est["breakdown"].(map[string]any)
+	weights, _ = b["weights"].(int64)
+	return need, capacity, weights
 }
