@@ -90,3 +90,32 @@ func TestReadNIMService(t *testing.T) {
 		t.Errorf("hostile NIMService read as %+v, %v", n, ok)
 	}
 }
+
+// A pod's NIM container gives the same facts from the container and its
+// pod; NIM_MODEL_PATH names a model only as hf://<org>/<model>.
+func TestNIMContainer(t *testing.T) {
+	doc := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		"nodeSelector": map[string]any{"nvidia.com/gpu.product": "NVIDIA-L40S"},
+		"containers": []any{map[string]any{"name": "nim", "image": "nvcr.io/nim/nvidia/llm-nim:1.13",
+			"env":       []any{map[string]any{"name": "NIM_MODEL_PATH", "value": "hf://Qwen/Qwen2.5-7B-Instruct"}},
+			"resources": map[string]any{"limits": map[string]any{"nvidia.com/gpu": int64(1)}}}},
+	}}}}
+	pods := FindPods(doc)
+	if len(pods) != 1 || len(pods[0].Containers) != 1 {
+		t.Fatalf("pods %+v", pods)
+	}
+	n, ok := NIMContainer(doc, pods[0], pods[0].Containers[0])
+	got := []any{ok, n.Model, n.ModelID, n.ModelIDAt, n.GPUs, n.Pod.Product}
+	want := []any{true, "nvidia/llm-nim", "Qwen/Qwen2.5-7B-Instruct",
+		[]any{"spec", "template", "spec", "containers", 0, "env", 0}, int64(1), "NVIDIA-L40S"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for _, v := range []string{"s3://bucket/org/model", "/models/llama", "ngc://nim/meta/llama-3.3-70b-instruct:hf", "hf://org/model:rev"} {
+		var m NIM
+		m.readEnv([]any{map[string]any{"name": "NIM_MODEL_PATH", "value": v}}, nil)
+		if m.ModelID != "" {
+			t.Errorf("NIM_MODEL_PATH %q read as model %q", v, m.ModelID)
+		}
+	}
+}

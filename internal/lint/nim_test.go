@@ -2,6 +2,7 @@ package lint_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -161,5 +162,58 @@ func TestNIMModelPathSizing(t *testing.T) {
 	}
 	if s := got["s3.yaml"]; s != nil {
 		t.Errorf("s3.yaml: sizing %+v, want none for a model in a bucket", s)
+	}
+}
+
+// A NIMService whose node selector names a label of the repository's own
+// Karpenter NodePool runs on that pool's GPU, as a pod does: the NIM
+// reader hands its scheduling fields to the same resolution.
+func TestNIMServiceNodePoolGPU(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"infra/nodepool.yaml": `apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: g6e-gpu
+spec:
+  template:
+    metadata:
+      labels:
+        instanceType: g6e-gpu-karpenter
+    spec:
+      requirements:
+        - key: karpenter.k8s.aws/instance-family
+          operator: In
+          values: ["g6e"]
+`,
+		"k8s/nim.yaml": `apiVersion: apps.nvidia.com/v1alpha1
+kind: NIMService
+metadata:
+  name: nim
+spec:
+  image:
+    repository: nvcr.io/nim/meta/llama-3.1-8b-instruct
+    tag: 1.3.3
+  nodeSelector:
+    instanceType: g6e-gpu-karpenter
+  resources:
+    limits:
+      nvidia.com/gpu: 1
+`,
+	}
+	for p, text := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := newLinter(t, lint.Options{Root: dir}).Run(context.Background(), []string{filepath.Join(dir, "k8s/nim.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := res.Files[0].Sizing; s == nil || s.GPU != "L40S" || s.AssumedModel != "meta-llama/Llama-3.1-8B" {
+		t.Errorf("sizing %+v, want Llama-3.1-8B assumed on the pool's L40S", s)
 	}
 }
