@@ -84,7 +84,9 @@ func (l *Linter) nimSubject(s *subject, n kube.NIM, proj *config.Project) *subje
 		at["model"] = s.locate(n.ModelIDAt)
 	}
 	if prof.Known {
-		at["tensor-parallel-size"] = s.locate(n.ProfileAt)
+		// The pinned profile states the GPUs the server spans.
+		pr := s.locate(n.ProfileAt)
+		at["tensor-parallel-size"], h.GPUsRange = pr, &pr
 	}
 	build := func(precision string, ctxLen int64) *subject {
 		val := map[string]any{"tensor-parallel-size": int64(tp)}
