@@ -82,6 +82,9 @@ type subject struct {
 	// memory is the per-GPU estimate input() gave the rules, for the
 	// findings of the rules that rest on it.
 	memory *finding.Memory
+	// open, when set, is the profile a NIM leaves open and the sizing
+	// under each of its precisions (subject_nim.go).
+	open *nimOpen
 }
 
 // locateRelated maps a related path with a ref to another file.
@@ -218,6 +221,7 @@ func (s *subject) input(params map[string]any) map[string]any {
 		if s.sizing != nil {
 			s.sizing.Related = append(s.sizing.Related, s.sizedFrom...)
 		}
+		s.open.apply(s.sizing)
 		s.memory = mem
 	}
 	for k, v := range s.extra {

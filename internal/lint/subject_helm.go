@@ -25,6 +25,13 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 	root := s.file.Docs[s.doc].Root
 	var out []*subject
 	var fs []finding.Finding
+	if n, ok := helm.NIMLLM(s.value); ok {
+		// The nim-llm chart's values: the NIM server its pod runs.
+		if ns := l.nimSubject(s, n, proj); ns != nil {
+			return []*subject{ns}, nil
+		}
+		return nil, nil
+	}
 	specs := helm.ProductionStack(s.value)
 	podSpec := false
 	var sizedFrom []SizingSource

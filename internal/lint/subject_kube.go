@@ -154,6 +154,7 @@ func (l *Linter) kubernetesSubjects(s *subject, proj *config.Project) ([]*subjec
 	rs, rfs := l.rayEngineSubjects(s, pods, proj)
 	ks, kfs := l.kubeAISubjects(s, proj)
 	ks = append(ks, l.kaitoSubjects(s, proj)...)
+	ks = append(ks, l.nimSubjects(s, pods, proj)...)
 	return append(append(vs, rs...), ks...), append(append(fs, rfs...), kfs...)
 }
 

@@ -20,7 +20,7 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 	t := s.tgt
 	// A TGI server is sized with vLLM's option names; a plan would write
 	// them into the launcher's, which it does not read.
-	if s.kind == kindTGI || s.kind == kindKAITO || t.GPU == nil || t.Model == nil || t.MIG != nil {
+	if s.kind == kindTGI || s.kind == kindKAITO || s.kind == kindNIM || t.GPU == nil || t.Model == nil || t.MIG != nil {
 		return nil
 	}
 	if c := t.Comment; c != nil && (c.gpu || c.gpus) {

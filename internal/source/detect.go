@@ -202,6 +202,9 @@ func detectDoc(root *Node, strict bool) Kind {
 	if se := root.Get("servingEngineSpec"); se != nil && se.Kind == MapNode && se.Get("modelSpec") != nil {
 		return KindHelm
 	}
+	if nimValues(root) {
+		return KindHelm
+	}
 	if v := root.Get("version"); v != nil && (hasAnyKey(root.Get("sharing"), devicePluginSharing) || hasAnyKey(root.Get("flags"), devicePluginFlags)) {
 		return KindMIG
 	}
@@ -283,6 +286,18 @@ func podValues(root *Node) bool {
 	}
 	ns := root.Get("nodeSelector")
 	return ns != nil && ns.Kind == MapNode
+}
+
+// nimValues reports the values of NVIDIA's nim-llm chart: a NIM image
+// (nvcr.io/nim/..., internal/kube NIMImage) as image.repository beside
+// a pod's resources or node selector (internal/helm NIMLLM reads them).
+func nimValues(root *Node) bool {
+	img := root.Get("image")
+	if img == nil || img.Kind != MapNode {
+		return false
+	}
+	repo := img.Get("repository")
+	return repo != nil && repo.Kind == ScalarNode && strings.HasPrefix(repo.Text, "nvcr.io/nim/") && podValues(root)
 }
 
 // hasAnyKey reports whether n is a map with at least one of keys.

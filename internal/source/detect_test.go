@@ -27,6 +27,10 @@ func TestDetectNearMisses(t *testing.T) {
 		{"device plugin sharing config", "version: v1\nsharing:\n  timeSlicing:\n    resources: []\n", KindMIG},
 		{"production-stack values", "servingEngineSpec:\n  modelSpec:\n  - name: m\n    modelURL: org/m\n", KindHelm},
 		{"another chart's servingEngineSpec without models", "servingEngineSpec:\n  enableEngine: false\n", KindUnknown},
+		{"nim-llm chart values", "image:\n  repository: nvcr.io/nim/meta/llama-3.1-8b-instruct\n  tag: 1.3.3\nmodel:\n  ngcAPISecret: ngc-api\n" +
+			"resources:\n  limits:\n    nvidia.com/gpu: 1\n", KindHelm},
+		{"another image's chart values with a model map stay unknown", "image:\n  repository: ghcr.io/org/app\nmodel:\n  name: m\n" +
+			"resources:\n  limits:\n    nvidia.com/gpu: 1\n", KindUnknown},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,12 +13,14 @@
 #     CUDA graphs and fails intermittently. For vLLM this rule reports
 #     weights, activations and non-torch memory that leave no room for a
 #     single KV-cache block ("No available memory for the cache blocks");
-#     a KV cache too small for max-model-len is kv-cache-overflow.
+#     a KV cache too small for max-model-len is kv-cache-overflow. An
+#     NVIDIA NIM server, whose engine options NIM picks, has no such rule:
+#     one whole sequence of its context that does not fit is reported here.
 #   remediation: >-
 #     Shard more (a higher ZeRO stage or tensor parallelism), offload, lower
 #     the micro batch or max-model-len, enable activation checkpointing, or
 #     use a larger GPU; `gpulint fix --tune` proposes a plan that fits.
-#   kinds: [deepspeed, accelerate, vllm, finetune, tgi]
+#   kinds: [deepspeed, accelerate, vllm, finetune, tgi, nim]
 #   inputs: [gpu, gpus, model, seq_len, micro_batch, method, optimizer, optimizer_in_backward, attention, loss, lora_rank, lora_targets, fsdp, cuda_context, gpu_memory, max_num_batched_tokens, enforce_eager, vllm_version, kbit_fp32, activation_offloading]
 #   since: 0.1.0
 #   fixable: false
@@ -30,13 +32,18 @@ import data.gpulint.lib
 
 headroom := lib.param("vram-overcommit", "headroom", 0.1)
 
-where := lib.where("model") if input.kind in {"vllm", "finetune", "tgi"}
+where := lib.where("model") if input.kind in {"vllm", "finetune", "tgi", "nim"}
 
-where := lib.where("zero.stage") if not input.kind in {"vllm", "finetune", "tgi"}
+where := lib.where("zero.stage") if not input.kind in {"vllm", "finetune", "tgi", "nim"}
 
 # vLLM: only when not even one KV block fits; a cache that exists but is
-# shorter than max-model-len is kv-cache-overflow's.
-kv_room if input.estimate.serve.kv_cache_tokens > 0
+# shorter than max-model-len is kv-cache-overflow's. A NIM's server has no
+# such rule (its engine options are NIM's, not the file's): one whole
+# sequence of its context that does not fit is reported here.
+kv_room if {
+	input.kind != "nim"
+	input.estimate.serve.kv_cache_tokens > 0
+}
 
 findings contains f if {
 	not input.target.mig_profile

@@ -54,6 +54,16 @@ test_vllm_with_kv_room_left_to_kv_cache_overflow if {
 	}
 }
 
+# A NIM's server has no kv-cache-overflow rule: a context whose one
+# sequence does not fit beside the weights is reported here.
+test_nim_with_kv_room_still_over_is_reported if {
+	some f in gpu004.findings with input as {
+		"kind": "nim", "paths": {"model": ["model"]}, "target": {}, "params": {},
+		"estimate": {"total": 120, "capacity": 100, "summary": "s", "serve": {"kv_cache_tokens": 4096}},
+	}
+	not f.level
+}
+
 test_vllm_without_kv_block_is_error if {
 	some f in gpu004.findings with input as {
 		"kind": "vllm", "paths": {"model": ["model"]}, "target": {}, "params": {},
