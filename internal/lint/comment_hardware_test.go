@@ -178,3 +178,46 @@ func TestRecipeCommentLosesToStatedSources(t *testing.T) {
 		})
 	}
 }
+
+// torchtuneFull is a torchtune full fine-tune of Llama 3.3 70B sharded
+// by FSDP with 8-way tensor parallelism, whose leading block ends with the
+// given comment (torchtune's configs state their hardware so: pytorch/
+// torchtune recipes/configs/llama3_3/70B_full_multinode.yaml at bd2a0fc).
+func torchtuneFull(comment string) string {
+	return "# Config for multi-node full finetuning in full_finetune_distributed.py\n#\n" + comment + "\n\n" +
+		"tokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n  max_seq_len: 1024\n" +
+		"model:\n  _component_: torchtune.models.llama3_3.llama3_3_70b\n" +
+		"tensor_parallel_dim: 8\nbatch_size: 4\ngradient_accumulation_steps: 1\n" +
+		"optimizer:\n  _component_: torch.optim.AdamW\n  lr: 2e-5\n" +
+		"enable_activation_checkpointing: True\nfsdp_cpu_offload: False\ndtype: bf16\n"
+}
+
+// A torchtune config's "tested on" line states its hardware as the
+// open-r1 openings do: the GPU and the world size are taken from it as
+// assumed inputs and the recipe is sized. A line naming two setups, or a
+// GPU whose memory it leaves open, states none.
+func TestTorchtuneTestedOnComment(t *testing.T) {
+	sized := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull("# This config is only tested on 2 nodes w/ 8 H100 machines.")}, "70B_full.yaml")
+	s := sized.Sizing
+	if s == nil || s.GPU != "H100-80GB" || !s.Fits {
+		t.Fatalf("sizing %+v, want a fitting estimate on H100-80GB", s)
+	}
+	// 70B in bf16 with bf16 gradients and AdamW states is 8 bytes a
+	// parameter, 565 GB: it fits an H100 only sharded over the 16 GPUs.
+	if s.PerGPUBytes > 60<<30 {
+		t.Errorf("per-GPU estimate %d bytes: the comment's 2 × 8 GPUs were not applied", s.PerGPUBytes)
+	}
+	for _, f := range sized.Findings {
+		if f.Severity != finding.SeverityInfo && strings.HasPrefix(f.Rule, "GPU") {
+			t.Errorf("%s at %v rests on hardware only a comment states, want at most info", f.Rule, f.Severity)
+		}
+	}
+	for _, comment := range []string{
+		"# This config was only tested on 8xA100 machine and 16xH100 machines.",
+		"# This config is only tested on an 8xA100 machine.",
+	} {
+		if r := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull(comment)}, "70B_full.yaml"); r.Sizing != nil {
+			t.Errorf("%q: sizing %+v, want none", comment, r.Sizing)
+		}
+	}
+}

@@ -41,6 +41,27 @@ func TestStatedHardware(t *testing.T) {
 		{name: "ZeRO-0 shards nothing", data: "# 2 L4 with ZeRO-0\n",
 			want: &Hardware{Nodes: 1, GPUsPerNode: 2, GPU: "L4", Written: "L4", Line: 1, Start: 2, End: 18}},
 
+		// torchtune's "tested on" forms (pytorch/torchtune recipes/configs
+		// at bd2a0fc), each the whole comment line.
+		{name: "tested on an NxGPU machine", data: "# Config for multi-device full finetuning\n#\n# This config is only tested on an 8xA100-80GB machine.\n#\noutput_dir: /tmp\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-80GB", Written: "A100-80GB", Line: 3, Start: 46, End: 99}},
+		{name: "tested on nodes w/ GPU machines", data: "# This config is only tested on 2 nodes w/ 8 H100 machines.\n",
+			want: &Hardware{Nodes: 2, GPUsPerNode: 8, GPU: "H100-80GB", Written: "H100", Line: 1, Start: 2, End: 59}},
+		{name: "tested on N NxGPU nodes", data: "# This config is only tested on 2 8xH100 nodes.\n",
+			want: &Hardware{Nodes: 2, GPUsPerNode: 8, GPU: "H100-80GB", Written: "H100", Line: 1, Start: 2, End: 47}},
+		{name: "tested on an article GPU with memory", data: "# This config has been tested on an A100 80GB.\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 1, GPU: "A100-80GB", Written: "A100 (80GB)", Line: 1, Start: 2, End: 46}},
+		{name: "was tested on a machine", data: "# This recipe was tested on 4xL4 machine\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 4, GPU: "L4", Written: "L4", Line: 1, Start: 2, End: 40}},
+
+		// Two setups, or a spread the line leaves open, are not one statement.
+		{name: "two setups", data: "# This config was only tested on 8xA100 machine and 16xH100 machines.\n"},
+		{name: "GPUs over uncounted machines", data: "# This config was only tested on 16xH100 machines.\n"},
+		{name: "node count before a singular unit", data: "# This config is only tested on 2 8xH100 node.\n"},
+		{name: "article with a plural unit", data: "# tested on an H100 nodes\n"},
+		{name: "two node counts", data: "# 2 nodes of 4 8xH100 nodes\n"},
+		{name: "tested on in passing", data: "# This config is only tested on an 8xA100 machine, see the docs for others.\n"},
+
 		// Mentions in passing and other counts are not statements.
 		{name: "in passing", data: "# we were unable to train at 32k on 8 H100s\n"},
 		{name: "GPU without a count", data: "# tuned for H100\n"},
