@@ -194,8 +194,8 @@ func torchtuneFull(comment string) string {
 
 // A torchtune config's "tested on" line states its hardware as the
 // open-r1 openings do: the GPU and the world size are taken from it as
-// assumed inputs and the recipe is sized. A line naming two setups, or a
-// GPU whose memory it leaves open, states none.
+// assumed inputs and the recipe is sized. A line naming two setups states
+// none.
 func TestTorchtuneTestedOnComment(t *testing.T) {
 	sized := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull("# This config is only tested on 2 nodes w/ 8 H100 machines.")}, "70B_full.yaml")
 	s := sized.Sizing
@@ -212,12 +212,64 @@ func TestTorchtuneTestedOnComment(t *testing.T) {
 			t.Errorf("%s at %v rests on hardware only a comment states, want at most info", f.Rule, f.Severity)
 		}
 	}
-	for _, comment := range []string{
-		"# This config was only tested on 8xA100 machine and 16xH100 machines.",
-		"# This config is only tested on an 8xA100 machine.",
-	} {
-		if r := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull(comment)}, "70B_full.yaml"); r.Sizing != nil {
-			t.Errorf("%q: sizing %+v, want none", comment, r.Sizing)
+	two := "# This config was only tested on 8xA100 machine and 16xH100 machines."
+	if r := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml"); r.Sizing != nil {
+		t.Errorf("%q: sizing %+v, want none", two, r.Sizing)
+	}
+	// A GPU without its memory is sized on each variant it may mean
+	// (TestCommentGPUWithoutMemory).
+	bare := "# This config is only tested on an 8xA100 machine."
+	if r := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull(bare)}, "70B_full.yaml"); r.Sizing == nil || r.Sizing.Open != "gpu" {
+		t.Errorf("%q: sizing %+v, want one over the A100 variants", bare, r.Sizing)
+	}
+}
+
+// A comment that names a GPU without its memory ("8xA100": 40 or 80 GB,
+// PCIe or SXM) leaves the GPU open among the catalog's variants: the
+// recipe is sized on each, and a verdict stands only when all agree, on
+// the least of them, saying so; when they differ, vram-overcommit says
+// at info which fit and asks for the memory. With the sharding open too
+// (two inputs), nothing is judged.
+func TestCommentGPUWithoutMemory(t *testing.T) {
+	const a100 = "# Config for 1 node of 8 A100s with DeepSpeed ZeRO-3"
+	agree := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe(a100, "2048", "1")}, "sft.yaml")
+	s := agree.Sizing
+	if s == nil || !s.Fits || s.Open != "gpu" || len(s.Alternatives) != 4 || s.GPU != "A100-40GB-PCIe" {
+		t.Fatalf("sizing %+v, want a fitting estimate on the least A100 over its 4 variants", s)
+	}
+	if !strings.Contains(s.Note, `every GPU the recipe's comment may mean by "A100s"`) {
+		t.Errorf("note %q does not say the verdict holds on every A100", s.Note)
+	}
+
+	split := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe(a100, "8192", "1")}, "sft.yaml")
+	s = split.Sizing
+	if s == nil || s.Open != "gpu" || s.Fits {
+		t.Fatalf("sizing %+v, want the A100 variants to disagree", s)
+	}
+	var fitting []string
+	for _, a := range s.Alternatives {
+		if a.Fits {
+			fitting = append(fitting, a.Value)
 		}
+	}
+	if strings.Join(fitting, ",") != "A100-80GB-PCIe,A100-80GB" {
+		t.Errorf("fitting variants %v, want the two 80GB A100s", fitting)
+	}
+	var gpu004 *finding.Finding
+	for i, f := range split.Findings {
+		if f.Rule == "GPU004" {
+			gpu004 = &split.Findings[i]
+		}
+	}
+	if gpu004 == nil || gpu004.Severity != finding.SeverityInfo || !strings.Contains(gpu004.Message, "state the GPU with its memory") {
+		t.Fatalf("GPU004 %+v, want an info that asks for the GPU's memory", gpu004)
+	}
+	if in, ok := evidenceOf(*gpu004, "gpu"); !ok || in.Source != finding.SourceAssumed || !strings.Contains(in.Value, "it states no memory") {
+		t.Errorf("gpu evidence %+v, want the assumed least A100 and why", in)
+	}
+
+	both := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe("# Config for 1 node of 8 A100s", "2048", "1")}, "sft.yaml")
+	if both.Sizing != nil {
+		t.Errorf("sizing %+v with the sharding and the GPU's memory both open, want none", both.Sizing)
 	}
 }

@@ -25,6 +25,11 @@ type Hardware struct {
 	// GPU is the name the catalog resolved (resolve's answer); Written is
 	// the GPU as the comment writes it, memory included ("H100s (80GB)").
 	GPU, Written string
+	// Variants are the catalog GPUs the comment may mean when it names a
+	// GPU without the memory that tells its variants apart ("8xA100":
+	// A100-40GB or A100-80GB, PCIe or SXM), least memory first; GPU is
+	// the first. Nil when the name picks one GPU.
+	Variants []string
 	// Sharding is the scheme the comment names, zero when it names none.
 	Sharding Sharding
 	// Line is the comment's 1-based line; Start and End are the byte
@@ -38,9 +43,13 @@ func (h Hardware) GPUs() int { return h.Nodes * h.GPUsPerNode }
 // String renders the statement as gpulint reads it: "16 nodes × 8 H100,
 // FSDP1 full shard".
 func (h Hardware) String() string {
-	s := fmt.Sprintf("%d× %s", h.GPUsPerNode, h.GPU)
+	gpu := h.GPU
+	if len(h.Variants) > 1 {
+		gpu = strings.TrimSuffix(strings.TrimSuffix(h.Written, "s"), "S") + " (memory unstated)"
+	}
+	s := fmt.Sprintf("%d× %s", h.GPUsPerNode, gpu)
 	if h.Nodes > 1 {
-		s = fmt.Sprintf("%d nodes × %d %s", h.Nodes, h.GPUsPerNode, h.GPU)
+		s = fmt.Sprintf("%d nodes × %d %s", h.Nodes, h.GPUsPerNode, gpu)
 	}
 	if h.Sharding.Scheme != "" {
 		s += ", " + h.Sharding.String()
@@ -124,10 +133,12 @@ const (
 // StatedHardware reads the hardware statement of a recipe's leading
 // comment block: the comment lines before its first setting, the first
 // one that is a whole statement (hardwareLine). resolve maps a GPU name to
-// its catalog name, false when the catalog has no such GPU; a plural "s"
-// is dropped before asking, and a stated memory is tried first as part of
-// the name ("H100-80GB"). ok is false when no line states the hardware.
-func StatedHardware(data []byte, resolve func(string) (string, bool)) (Hardware, bool) {
+// the catalog names it may mean: one for a GPU, several (least memory
+// first) for a name without the memory its variants differ by, none when
+// the catalog has no such GPU; a plural "s" is dropped before asking, and
+// a stated memory is tried first as part of the name ("H100-80GB"). ok is
+// false when no line states the hardware.
+func StatedHardware(data []byte, resolve func(string) []string) (Hardware, bool) {
 	off := 0
 	for n := 1; off < len(data); n++ {
 		end := bytes.IndexByte(data[off:], '\n')
@@ -160,7 +171,7 @@ func StatedHardware(data []byte, resolve func(string) (string, bool)) (Hardware,
 
 // parseHardware matches one comment's text against the grammar and
 // resolves its GPU.
-func parseHardware(s string, resolve func(string) (string, bool)) (Hardware, bool) {
+func parseHardware(s string, resolve func(string) []string) (Hardware, bool) {
 	m := hardwareLine.FindStringSubmatch(s)
 	if m == nil {
 		return Hardware{}, false
@@ -205,8 +216,11 @@ func parseHardware(s string, resolve func(string) (string, bool)) (Hardware, boo
 		names = append(names, n)
 	}
 	for _, n := range names {
-		if g, ok := resolve(n); ok {
-			h.GPU = g
+		if gs := resolve(n); len(gs) > 0 {
+			h.GPU = gs[0]
+			if len(gs) > 1 {
+				h.Variants = gs
+			}
 			break
 		}
 	}

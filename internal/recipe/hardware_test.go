@@ -7,15 +7,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// testGPUs stands in for the catalog: names and aliases to catalog names.
-var testGPUs = map[string]string{
-	"h100": "H100-80GB", "h100-80gb": "H100-80GB", "h100-94gb": "H100-NVL",
-	"a100": "A100-80GB", "a100-40gb": "A100-40GB", "a100-80gb": "A100-80GB", "l4": "L4",
+// testGPUs stands in for the catalog: names and aliases to the catalog
+// names they may mean (a bare A100 is 40 or 80 GB).
+var testGPUs = map[string][]string{
+	"h100": {"H100-80GB"}, "h100-80gb": {"H100-80GB"}, "h100-94gb": {"H100-NVL"},
+	"a100": {"A100-40GB", "A100-80GB"}, "a100-40gb": {"A100-40GB"}, "a100-80gb": {"A100-80GB"}, "l4": {"L4"},
 }
 
-func resolveTest(name string) (string, bool) {
-	g, ok := testGPUs[strings.ToLower(name)]
-	return g, ok
+func resolveTest(name string) []string {
+	return testGPUs[strings.ToLower(name)]
 }
 
 func TestStatedHardware(t *testing.T) {
@@ -53,6 +53,9 @@ func TestStatedHardware(t *testing.T) {
 			want: &Hardware{Nodes: 1, GPUsPerNode: 1, GPU: "A100-80GB", Written: "A100 (80GB)", Line: 1, Start: 2, End: 46}},
 		{name: "was tested on a machine", data: "# This recipe was tested on 4xL4 machine\n",
 			want: &Hardware{Nodes: 1, GPUsPerNode: 4, GPU: "L4", Written: "L4", Line: 1, Start: 2, End: 40}},
+
+		{name: "GPU without its memory", data: "# This config is only tested on an 8xA100 machine.\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-40GB", Written: "A100", Variants: []string{"A100-40GB", "A100-80GB"}, Line: 1, Start: 2, End: 50}},
 
 		// Two setups, or a spread the line leaves open, are not one statement.
 		{name: "two setups", data: "# This config was only tested on 8xA100 machine and 16xH100 machines.\n"},
@@ -100,6 +103,10 @@ func TestHardwareString(t *testing.T) {
 	}
 	if h.GPUs() != 128 {
 		t.Errorf("GPUs() = %d, want 128", h.GPUs())
+	}
+	h = Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-40GB", Written: "A100s", Variants: []string{"A100-40GB", "A100-80GB"}}
+	if got, want := h.String(), "8× A100 (memory unstated)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
 	h = Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "H100-80GB", Sharding: Sharding{Scheme: "zero", Stage: 3}}
 	if got, want := h.String(), "8× H100-80GB, DeepSpeed ZeRO-3"; got != want {
