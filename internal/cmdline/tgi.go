@@ -140,12 +140,16 @@ func isTGIImage(image string) bool {
 
 // tgiQuantize maps --quantize to the memory model's weight formats
 // (launcher/src/main.rs enum Quantization @ db931fcf): bitsandbytes is
-// 8-bit there (LLM.int8), nf4/fp4 4-bit with a blockwise absmax; eetq is
-// int8 weights; marlin runs GPTQ-format 4-bit checkpoints. exl2 and
-// compressed-tensors carry their bits in the checkpoint: no mapping.
+// 8-bit there (LLM.int8), nf4/fp4 4-bit with a blockwise absmax that TGI
+// quantizes again (Params4bit(compress_statistics=True): double
+// quantization, nf4-dq; server/text_generation_server/layers/bnb.py
+// Linear4bit @ db931fcf, and utils/layers.py Linear4bit @ v1.4.3
+// e6bb3ff8); eetq is int8 weights; marlin runs GPTQ-format 4-bit
+// checkpoints. exl2 and compressed-tensors carry their bits in the
+// checkpoint: no mapping.
 var tgiQuantize = map[string]string{
 	"awq": "awq", "gptq": "gptq", "marlin": "gptq", "fp8": "fp8", "eetq": "int8",
-	"bitsandbytes": "int8", "bitsandbytes-nf4": "nf4", "bitsandbytes-fp4": "nf4",
+	"bitsandbytes": "int8", "bitsandbytes-nf4": "nf4-dq", "bitsandbytes-fp4": "nf4-dq",
 }
 
 // ServeConfig maps the launcher's options to the serving memory model's

@@ -66,3 +66,64 @@ spec:
 		}
 	}
 }
+
+// A TGI container whose QUANTIZE is bitsandbytes-nf4 holds its weights in
+// 4 bits with a double-quantized absmax (TGI quantizes the checkpoint as
+// it loads): Llama 2 70B sharded over two L4s fits, where the same pod
+// with bitsandbytes (8-bit) or without QUANTIZE (16-bit, about 64 GiB a
+// shard) does not.
+func TestTGISizingQuantize(t *testing.T) {
+	manifest := func(env string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: tgi
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-l4
+      containers:
+      - name: tgi
+        image: ghcr.io/huggingface/text-generation-inference:1.4.3
+        env:
+        - {name: MODEL_ID, value: meta-llama/Llama-2-70b-chat-hf}
+        - {name: NUM_SHARD, value: "2"}
+` + env + `        resources:
+          limits:
+            nvidia.com/gpu: 2
+`
+	}
+	_, paths := writeFiles(t, map[string]string{
+		"bf16.yaml": manifest(""),
+		"nf4.yaml":  manifest("        - {name: QUANTIZE, value: bitsandbytes-nf4}\n"),
+		"int8.yaml": manifest("        - {name: QUANTIZE, value: bitsandbytes}\n"),
+	})
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*lint.Sizing{}
+	for _, fr := range res.Files {
+		got[filepath.Base(fr.Path)] = fr.Sizing
+	}
+	const gib = 1 << 30
+	for name, want := range map[string]struct {
+		fits     bool
+		min, max int64 // per-GPU bytes
+	}{
+		"bf16.yaml": {false, 64 * gib, 80 * gib},
+		"nf4.yaml":  {true, 18 * gib, 22 * gib},
+		"int8.yaml": {false, 32 * gib, 40 * gib},
+	} {
+		s := got[name]
+		if s == nil || s.GPU != "L4" {
+			t.Errorf("%s: sizing %+v, want one on L4", name, s)
+			continue
+		}
+		if s.Fits != want.fits || s.PerGPUBytes < want.min || s.PerGPUBytes > want.max {
+			t.Errorf("%s: fits %v at %.1f GiB a GPU, want fits %v within [%d, %d] GiB",
+				name, s.Fits, float64(s.PerGPUBytes)/gib, want.fits, want.min/gib, want.max/gib)
+		}
+	}
+}

@@ -94,14 +94,20 @@ func (w *Workload) Tuner(gpus int) (tuner.Workload, bool) {
 		if kv := str("serve.kv_cache_dtype"); kv != "" {
 			tw.KVCacheDtype = kv
 		}
-		switch q := str("serve.quantization"); q {
-		case "awq", "awq_marlin":
+		switch q := str("serve.quantization"); {
+		case str("framework") == "tgi":
+			// A TGI launcher's --quantize arrives already named as the
+			// memory model's weight format (cmdline.TGI.ServeConfig):
+			// bitsandbytes is int8, bitsandbytes-nf4 and -fp4 are nf4-dq,
+			// eetq is int8; none of these is a vLLM option value.
+			tw.WeightQuant = q
+		case q == "awq" || q == "awq_marlin":
 			tw.WeightQuant = "awq"
-		case "gptq", "gptq_marlin":
+		case q == "gptq" || q == "gptq_marlin":
 			tw.WeightQuant = "gptq"
-		case "fp8":
+		case q == "fp8":
 			tw.WeightQuant = "fp8"
-		case "bitsandbytes":
+		case q == "bitsandbytes":
 			tw.WeightQuant = "nf4"
 		}
 		if b, ok := get("serve.enforce_eager").(bool); ok {

@@ -107,6 +107,19 @@ func TestWorkloadTuner(t *testing.T) {
 			ok: true,
 		},
 		{
+			name: "TGI's bitsandbytes-nf4 quantizes the weights to 4 bits as it loads",
+			w:    TGI(map[string]any{"model": "m", "tensor-parallel-size": int64(2), "quantization": "nf4-dq", "gpu-memory-utilization": 1.0}),
+			want: tuner.Workload{Kind: tuner.Serve, TensorParallel: 2, PipelineParallel: 1, WeightQuant: "nf4-dq",
+				GPUMemoryUtilization: 1.0},
+			ok: true,
+		},
+		{
+			name: "TGI's bitsandbytes and eetq hold int8 weights",
+			w:    TGI(map[string]any{"model": "m", "quantization": "int8"}),
+			want: tuner.Workload{Kind: tuner.Serve, TensorParallel: 1, PipelineParallel: 1, WeightQuant: "int8"},
+			ok:   true,
+		},
+		{
 			name: "a fine-tuning recipe is internal/recipe's to map",
 			w:    Finetune(map[string]any{"base_model": "m", "micro_batch_size": int64(1), "bf16": true}),
 			ok:   false,

@@ -1,5 +1,5 @@
 # METADATA
-# title: vLLM parallel sizes need more GPUs than it gets
+# title: Server parallel sizes need more GPUs than it gets
 # custom:
 #   id: VLLM001
 #   slug: tp-exceeds-gpus
@@ -12,12 +12,17 @@
 #     pulled. A LeaderWorkerSet's server spans its group: size pods, whose
 #     GPUs it gets together. Pods that are one member of another multi-node
 #     group (Ray, KServe multi-node) are skipped: their ranks span pods the
-#     file may not show.
+#     file may not show. Text Generation Inference shards the same way: its
+#     launcher starts --num-shard (NUM_SHARD) shards, and each asserts
+#     WORLD_SIZE <= torch.cuda.device_count() before it takes its GPU
+#     (huggingface/text-generation-inference
+#     server/text_generation_server/utils/dist.py @ v1.4.3 e6bb3ff8 and
+#     @ db931fcf), so more shards than the container's GPUs fail too.
 #   remediation: >-
 #     Request as many GPUs as tensor-parallel-size × pipeline-parallel-size
-#     × data-parallel-size, or lower the parallel sizes to the GPUs the
-#     container gets.
-#   kinds: [vllm]
+#     × data-parallel-size (TGI: num-shard), or lower the parallel sizes to
+#     the GPUs the container gets.
+#   kinds: [vllm, tgi]
 #   since: 0.1.0
 #   fixable: false
 #   example: |
@@ -82,8 +87,11 @@ where := lib.where("parallel.dp") if {
 }
 
 # The sizes that multiply, as written: "tensor-parallel-size 8 ×
-# pipeline-parallel-size 2"; the tensor size always shows.
-sizes := concat(" × ", [sprintf("%s %d", [name, n]) |
+# pipeline-parallel-size 2"; the tensor size always shows. TGI states
+# only its shards, as num-shard.
+sizes := sprintf("num-shard %d", [size("tp")]) if input.kind == "tgi"
+
+else := concat(" × ", [sprintf("%s %d", [name, n]) |
 	some i, [name, n] in [["tensor-parallel-size", size("tp")], ["pipeline-parallel-size", size("pp")], ["data-parallel-size", dp]]
 	shown(i, n)
 ])
@@ -92,8 +100,12 @@ shown(0, _)
 
 shown(_, n) if n > 1
 
+fails := "TGI starts one shard per GPU, each asserting it has a GPU of its own, and fails at start-up" if input.kind == "tgi"
+
+else := "vLLM starts one worker per GPU and fails at start-up"
+
 findings contains f if {
 	g := gets
 	need > g
-	f := lib.finding(where, sprintf("%s needs %d GPUs but the server gets %d (%s): vLLM starts one worker per GPU and fails at start-up", [sizes, need, g, gets_from]))
+	f := lib.finding(where, sprintf("%s needs %d GPUs but the server gets %d (%s): %s", [sizes, need, g, gets_from, fails]))
 }

@@ -72,3 +72,19 @@ test_leader_worker_set_group_enough if {
 		"k8s": {"pod": {"group": "leader-worker-set", "group_pods": 2, "group_gpus": 16}},
 	}
 }
+
+test_tgi_shards_over_gpus if {
+	some f in vllm001.findings with input as {
+		"kind": "tgi", "doc": {}, "workload": {"parallel": {"tp": 4}},
+		"paths": {"parallel.tp": ["tensor-parallel-size"]},
+		"target": {"gpus": 2, "gpus_from": "manifest"}, "k8s": {"pod": {"group": ""}},
+	}
+	f.message == "num-shard 4 needs 4 GPUs but the server gets 2 (its nvidia.com/gpu limit): TGI starts one shard per GPU, each asserting it has a GPU of its own, and fails at start-up"
+}
+
+test_tgi_shards_match_gpus if {
+	count(vllm001.findings) == 0 with input as {
+		"kind": "tgi", "doc": {}, "workload": {"parallel": {"tp": 2}}, "paths": {},
+		"target": {"gpus": 2, "gpus_from": "manifest"}, "k8s": {"pod": {"group": ""}},
+	}
+}
