@@ -174,6 +174,38 @@ func trimVendorPrefix(k string) string {
 	return k
 }
 
+// MemoryVariants returns the GPUs a name that leaves out the memory may
+// mean: those whose catalog name is the name followed by a memory size
+// ("A100" → A100-40GB, A100-40GB-PCIe, A100-80GB, A100-80GB-PCIe; "V100"
+// → V100-16GB, V100-32GB), least usable memory first. It returns nil when
+// the name itself is a GPU (an alias may pick one variant, as "H100"
+// picks H100-80GB) or no catalog name extends it so.
+func (c *Catalog) MemoryVariants(name string) []*GPU {
+	if _, ok := c.GPU(name); ok {
+		return nil
+	}
+	k := normName(name)
+	for t := trimVendorPrefix(k); t != k && t != ""; t = trimVendorPrefix(k) {
+		k = t
+	}
+	if k == "" {
+		return nil
+	}
+	var out []*GPU
+	for _, g := range c.gpus {
+		rest, ok := strings.CutPrefix(normName(g.Name), k)
+		if !ok {
+			continue
+		}
+		digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+		if digits > 0 && strings.HasPrefix(rest[digits:], "gb") {
+			out = append(out, g)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].UsableBytes < out[j].UsableBytes })
+	return out
+}
+
 // Suggest returns the catalog name of the GPU closest to an unknown name, or
 // "" when nothing is close. A name that starts the spelling of some GPUs
 // (e.g. "A100") suggests the shortest such spelling; otherwise the smallest

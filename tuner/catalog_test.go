@@ -179,6 +179,35 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
+// A name without its memory means every catalog GPU that adds one; a
+// name that is a GPU or an alias (H100 is the SXM 80GB) means only that.
+// Least usable memory first: each PCIe card's usable bytes are below its
+// SXM twin's in the catalog.
+func TestMemoryVariants(t *testing.T) {
+	c := testCatalog(t)
+	names := func(gs []*GPU) []string {
+		var out []string
+		for _, g := range gs {
+			out = append(out, g.Name)
+		}
+		return out
+	}
+	for name, want := range map[string][]string{
+		"A100":        {"A100-40GB-PCIe", "A100-40GB", "A100-80GB-PCIe", "A100-80GB"},
+		"NVIDIA A100": {"A100-40GB-PCIe", "A100-40GB", "A100-80GB-PCIe", "A100-80GB"},
+		"V100":        {"V100-16GB", "V100-32GB"},
+		"H100":        nil,
+		"A100-80GB":   nil,
+		"A10":         nil,
+		"Z9000":       nil,
+	} {
+		got := names(c.MemoryVariants(name))
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("MemoryVariants(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 func TestGPUFeaturesDerivedFromComputeCapability(t *testing.T) {
 	c := testCatalog(t)
 	type feat struct{ BF16, FP8, FP4 bool }

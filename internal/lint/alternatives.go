@@ -17,7 +17,11 @@ import (
 // every value gives the same one; otherwise the rules see no verdict but
 // the alternatives (estimate.open), and vram-overcommit says at info which
 // values fit and what to state. The tuner proposes nothing for such a
-// subject: a plan needs the sharding it would change.
+// subject: a plan needs the sharding it would change. The open inputs are
+// the sharding (openWorkloads), the method of a DeepSpeed or Accelerate
+// config (methodAlternatives) and the GPU of a recipe comment that names
+// one without its memory (estimateGPUVariants); two open at once give no
+// verdict.
 
 // alternative is one plausible value of the open input and the workload
 // under it.
@@ -292,4 +296,74 @@ func openSizing(s *Sizing, open map[string]any) {
 		}
 	}
 	s.CapacityBytes, _ = open["capacity"].(int64)
+}
+
+// estimateGPUVariants judges a subject whose GPU is a recipe comment's
+// name without its memory ("8xA100": 40 or 80 GB, PCIe or SXM) on every
+// GPU it may mean (tuner.Catalog.MemoryVariants), the GPU being the one
+// open input. est is the estimate on the least of them (the target's
+// GPU). When every GPU gives the same verdict the rules read est, less
+// the advice that rests on one GPU's capacity (the fitting micro batch,
+// the ZeRO stages, the recipe's alternatives), with estimate.open saying
+// so; when they differ, the rules read only estimate.open.
+func (t Target) estimateGPUVariants(w *normalize.Workload, tw tuner.Workload, est map[string]any, mem *finding.Memory) (map[string]any, *finding.Memory) {
+	type result struct {
+		name, verdict  string
+		need, capacity int64
+		fits           bool
+	}
+	var rs []result
+	for _, g := range t.Comment.variantGPUs {
+		name := g.Name
+		e, _ := t.estimateOne(w, g.Target(), tw)
+		if e == nil {
+			return nil, nil
+		}
+		need, _ := e["total"].(int64)
+		capacity, _ := e["capacity"].(int64)
+		fits, _ := e["fits"].(bool)
+		rs = append(rs, result{name: name, verdict: t.verdict(need, capacity), need: need, capacity: capacity, fits: fits})
+	}
+	agree := true
+	list := make([]any, 0, len(rs))
+	var all []string
+	byVerdict := map[string][]string{}
+	for _, r := range rs {
+		agree = agree && r.verdict == rs[0].verdict
+		list = append(list, map[string]any{"value": r.name, "total": r.need, "verdict": r.verdict, "fits": r.fits})
+		s := fmt.Sprintf("%s (%s of %s)", r.name, gib(r.need), gib(r.capacity))
+		all = append(all, s)
+		byVerdict[r.verdict] = append(byVerdict[r.verdict], r.name)
+	}
+	written := t.Comment.hw.Written
+	open := map[string]any{"input": "gpu", "alternatives": list, "agree": agree, "capacity": rs[0].capacity}
+	if agree {
+		what := map[string]string{
+			verdictFits:  "fits",
+			verdictTight: "leaves under the headroom free on",
+			verdictOver:  "exceeds",
+		}[rs[0].verdict]
+		open["note"] = fmt.Sprintf("the estimate %s every GPU the recipe's comment may mean by %q: %s; it states no memory", what, written, strings.Join(all, ", "))
+		out := maps.Clone(est)
+		for _, k := range []string{"max_micro_batch", "stages", "alternatives"} {
+			delete(out, k)
+		}
+		out["summary"] = fmt.Sprintf("%s, on %s, the least of the GPUs the recipe's comment may mean by %q (%s)",
+			out["summary"], rs[0].name, written, strings.Join(all, ", "))
+		out["open"] = open
+		return out, mem
+	}
+	var parts []string
+	if v := byVerdict[verdictFits]; len(v) > 0 {
+		parts = append(parts, "fits "+joinOr(v))
+	}
+	if v := byVerdict[verdictTight]; len(v) > 0 {
+		parts = append(parts, fmt.Sprintf("leaves under %.0f%% free on %s", t.headroom()*100, joinOr(v)))
+	}
+	if v := byVerdict[verdictOver]; len(v) > 0 {
+		parts = append(parts, "does not fit "+joinOr(v))
+	}
+	open["note"] = fmt.Sprintf("the recipe's comment names %q without its memory, and the estimate %s (%s)", written, joinAnd(parts), strings.Join(all, ", "))
+	open["settle"] = "state the GPU with its memory: --gpu or targets.gpu"
+	return map[string]any{"open": open}, nil
 }

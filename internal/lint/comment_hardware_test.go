@@ -178,3 +178,113 @@ func TestRecipeCommentLosesToStatedSources(t *testing.T) {
 		})
 	}
 }
+
+// torchtuneFull is a torchtune full fine-tune of Llama 3.3 70B sharded
+// by FSDP with 8-way tensor parallelism, whose leading block ends with the
+// given comment (torchtune's configs state their hardware so: pytorch/
+// torchtune recipes/configs/llama3_3/70B_full_multinode.yaml at bd2a0fc).
+func torchtuneFull(comment string) string {
+	return "# Config for multi-node full finetuning in full_finetune_distributed.py\n#\n" + comment + "\n\n" +
+		"tokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n  max_seq_len: 1024\n" +
+		"model:\n  _component_: torchtune.models.llama3_3.llama3_3_70b\n" +
+		"tensor_parallel_dim: 8\nbatch_size: 4\ngradient_accumulation_steps: 1\n" +
+		"optimizer:\n  _component_: torch.optim.AdamW\n  lr: 2e-5\n" +
+		"enable_activation_checkpointing: True\nfsdp_cpu_offload: False\ndtype: bf16\n"
+}
+
+// A torchtune config's "tested on" line states its hardware as the
+// open-r1 openings do: the GPU and the world size are taken from it as
+// assumed inputs and the recipe is sized. A line naming two setups states
+// none.
+func TestTorchtuneTestedOnComment(t *testing.T) {
+	sized := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull("# This config is only tested on 2 nodes w/ 8 H100 machines.")}, "70B_full.yaml")
+	s := sized.Sizing
+	if s == nil || s.GPU != "H100-80GB" || !s.Fits {
+		t.Fatalf("sizing %+v, want a fitting estimate on H100-80GB", s)
+	}
+	// 70B in bf16 with bf16 gradients and AdamW states is 8 bytes a
+	// parameter, 565 GB: it fits an H100 only sharded over the 16 GPUs.
+	if s.PerGPUBytes > 60<<30 {
+		t.Errorf("per-GPU estimate %d bytes: the comment's 2 × 8 GPUs were not applied", s.PerGPUBytes)
+	}
+	for _, f := range sized.Findings {
+		if f.Severity != finding.SeverityInfo && strings.HasPrefix(f.Rule, "GPU") {
+			t.Errorf("%s at %v rests on hardware only a comment states, want at most info", f.Rule, f.Severity)
+		}
+	}
+	two := "# This config was only tested on 8xA100 machine and 16xH100 machines."
+	if r := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml"); r.Sizing != nil {
+		t.Errorf("%q: sizing %+v, want none", two, r.Sizing)
+	}
+	// A GPU without its memory is sized on each variant it may mean
+	// (TestCommentGPUWithoutMemory).
+	bare := "# This config is only tested on an 8xA100 machine."
+	r := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull(bare)}, "70B_full.yaml")
+	if r.Sizing == nil || r.Sizing.Open != "gpu" {
+		t.Fatalf("%q: sizing %+v, want one over the A100 variants", bare, r.Sizing)
+	}
+	// Unsharded by offload, 70B's states exceed every A100: a verdict
+	// that holds on each variant, still at most info on a comment.
+	var over bool
+	for _, f := range r.Findings {
+		if f.Rule == "GPU004" {
+			over = true
+			if f.Severity != finding.SeverityInfo {
+				t.Errorf("GPU004 at %v on a comment's GPU, want info", f.Severity)
+			}
+		}
+	}
+	if !over {
+		t.Errorf("no GPU004 for %.1f GiB per GPU on every A100: %+v", float64(r.Sizing.PerGPUBytes)/(1<<30), r.Findings)
+	}
+}
+
+// A comment that names a GPU without its memory ("8xA100": 40 or 80 GB,
+// PCIe or SXM) leaves the GPU open among the catalog's variants: the
+// recipe is sized on each, and a verdict stands only when all agree, on
+// the least of them, saying so; when they differ, vram-overcommit says
+// at info which fit and asks for the memory. With the sharding open too
+// (two inputs), nothing is judged.
+func TestCommentGPUWithoutMemory(t *testing.T) {
+	const a100 = "# Config for 1 node of 8 A100s with DeepSpeed ZeRO-3"
+	agree := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe(a100, "2048", "1")}, "sft.yaml")
+	s := agree.Sizing
+	if s == nil || !s.Fits || s.Open != "gpu" || len(s.Alternatives) != 4 || s.GPU != "A100-40GB-PCIe" {
+		t.Fatalf("sizing %+v, want a fitting estimate on the least A100 over its 4 variants", s)
+	}
+	if !strings.Contains(s.Note, `every GPU the recipe's comment may mean by "A100s"`) {
+		t.Errorf("note %q does not say the verdict holds on every A100", s.Note)
+	}
+
+	split := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe(a100, "8192", "1")}, "sft.yaml")
+	s = split.Sizing
+	if s == nil || s.Open != "gpu" || s.Fits {
+		t.Fatalf("sizing %+v, want the A100 variants to disagree", s)
+	}
+	var fitting []string
+	for _, a := range s.Alternatives {
+		if a.Fits {
+			fitting = append(fitting, a.Value)
+		}
+	}
+	if strings.Join(fitting, ",") != "A100-80GB-PCIe,A100-80GB" {
+		t.Errorf("fitting variants %v, want the two 80GB A100s", fitting)
+	}
+	var gpu004 *finding.Finding
+	for i, f := range split.Findings {
+		if f.Rule == "GPU004" {
+			gpu004 = &split.Findings[i]
+		}
+	}
+	if gpu004 == nil || gpu004.Severity != finding.SeverityInfo || !strings.Contains(gpu004.Message, "state the GPU with its memory") {
+		t.Fatalf("GPU004 %+v, want an info that asks for the GPU's memory", gpu004)
+	}
+	if in, ok := evidenceOf(*gpu004, "gpu"); !ok || in.Source != finding.SourceAssumed || !strings.Contains(in.Value, "it states no memory") {
+		t.Errorf("gpu evidence %+v, want the assumed least A100 and why", in)
+	}
+
+	both := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe("# Config for 1 node of 8 A100s", "2048", "1")}, "sft.yaml")
+	if both.Sizing != nil {
+		t.Errorf("sizing %+v with the sharding and the GPU's memory both open, want none", both.Sizing)
+	}
+}

@@ -96,9 +96,15 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 	}
 	tw, ok := t.tunerWorkload(w)
 	if !ok {
+		if t.Comment.variants() != nil {
+			return nil, nil // the sharding and the GPU's memory both open: no verdict
+		}
 		return t.estimateOpen(w, tt)
 	}
 	est, mem := t.estimateOne(w, tt, tw)
+	if est != nil && t.Comment.variants() != nil {
+		return t.estimateGPUVariants(w, tw, est, mem)
+	}
 	if est != nil && t.methodOpen(w) {
 		t.methodAlternatives(w, tt, est)
 	}
@@ -280,7 +286,8 @@ type Sizing struct {
 	// (tuner.Catalog.ModelByName); empty otherwise.
 	AssumedWeights string `json:"assumed_weights,omitempty"`
 	// Open names the one input that decides the memory and that nothing
-	// states ("sharding", "method") when the sizing covers its plausible
+	// states ("sharding", "method", or "gpu" for a recipe comment's GPU
+	// named without its memory) when the sizing covers its plausible
 	// values: Alternatives gives the estimate under each, Fits holds only
 	// when every one fits, and PerGPUBytes is the one the rules judged (the
 	// assumed full fine-tune for the method, the least need for the

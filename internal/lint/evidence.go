@@ -61,7 +61,12 @@ func (s *subject) inputs() map[string]finding.Input {
 		}
 		stated("gpu", v, sourceOf(t.GPUFrom), "")
 		if t.GPUFrom == "comment" {
-			out["gpu"] = finding.Input{Name: "gpu", Value: v + ", as the recipe's comment says", Source: finding.SourceAssumed,
+			v += ", as the recipe's comment says"
+			if vs := t.Comment.variants(); len(vs) > 1 {
+				v = fmt.Sprintf("%s, the least of the GPUs the recipe's comment may mean by %q (%s; it states no memory)",
+					strings.TrimSuffix(v, ", as the recipe's comment says"), t.Comment.hw.Written, strings.Join(vs, ", "))
+			}
+			out["gpu"] = finding.Input{Name: "gpu", Value: v, Source: finding.SourceAssumed,
 				Range: t.GPUAt, Settle: "confirm with --gpu or targets.gpu"}
 		}
 		if t.GPUAt != nil && (t.GPUFrom == "manifest" || t.GPUFrom == "mig-profile") {

@@ -257,14 +257,22 @@ func canonicalVLLM(root *source.Node, value any) (any, map[string]string, bool) 
 
 // commentHardware reads the hardware statement of a recipe's leading
 // comment (recipe.StatedHardware knows the phrasing, the catalog the GPU
-// names); nil when there is none.
+// names, or the variants a name without its memory may mean:
+// tuner.Catalog.MemoryVariants); nil when there is none.
 func (l *Linter) commentHardware(f *source.File) *commentTarget {
-	resolve := func(name string) (string, bool) {
+	resolve := func(name string) []string {
 		pl, ok := l.deps.Targets.gpu(name)
-		if !ok || pl.MIG != nil {
-			return "", false
+		if ok && pl.MIG == nil {
+			return []string{pl.GPU.Name}
 		}
-		return pl.GPU.Name, true
+		if ok {
+			return nil
+		}
+		var out []string
+		for _, g := range l.deps.Targets.cat.MemoryVariants(name) {
+			out = append(out, g.Name)
+		}
+		return out
 	}
 	hw, ok := recipe.StatedHardware(f.Data, resolve)
 	if !ok {

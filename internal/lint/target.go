@@ -101,11 +101,23 @@ func (t Target) launchedWork() *normalize.Workload {
 // together, and only when no launcher, flag or project file gives a GPU
 // count).
 type commentTarget struct {
-	hw       recipe.Hardware
-	at       finding.Range
-	gpu      bool
-	gpus     bool
-	sharding bool
+	hw recipe.Hardware
+	at finding.Range
+	// gpus of hw.Variants, resolved when the target takes the GPU.
+	variantGPUs []*tuner.GPU
+	gpu         bool
+	gpus        bool
+	sharding    bool
+}
+
+// variants are the catalog GPUs the comment may mean when it names a GPU
+// without its memory and the target took its GPU (the least of them);
+// nil otherwise.
+func (c *commentTarget) variants() []string {
+	if c == nil || !c.gpu || len(c.variantGPUs) < 2 {
+		return nil
+	}
+	return c.hw.Variants
 }
 
 // gpusTaken is the world size the comment gives the memory model, 0 when
@@ -639,6 +651,16 @@ func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget)
 		switch {
 		case t.GPU == nil:
 			t.GPU, t.GPUFrom, t.GPUAt, c.gpu = pl.GPU, "comment", &at, true
+			c.variantGPUs = nil
+			for _, name := range c.hw.Variants {
+				if v, ok := l.deps.Targets.gpu(name); ok {
+					c.variantGPUs = append(c.variantGPUs, v.GPU)
+				}
+			}
+			if len(c.variantGPUs) != len(c.hw.Variants) {
+				c.variantGPUs = nil // a variant the catalog lost: judge none
+				t.GPU, t.GPUFrom, t.GPUAt, c.gpu = nil, "", nil, false
+			}
 		case pl.GPU.Name != t.GPU.Name:
 			conflict("GPU", t.GPU.Name, statedBy(t.GPUFrom, "--gpu"), c.hw.GPU)
 		}

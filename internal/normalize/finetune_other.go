@@ -34,6 +34,13 @@ var torchtuneModels = map[string]string{
 	"gemma2_9b":     "google/gemma-2-9b",
 	"gemma2_27b":    "google/gemma-2-27b",
 	"phi3_mini":     "microsoft/Phi-3-mini-4k-instruct",
+	// Llama 4's builders (pytorch/torchtune torchtune/models/llama4/
+	// _model_builders.py at bd2a0fc: llama4_scout_17b_16e, 16 experts;
+	// llama4_maverick_17b_128e, 128 experts on every second layer; both
+	// 48 layers, embed 5120, with the vision encoder) build the
+	// architectures of these checkpoints.
+	"llama4_scout_17b_16e":     "meta-llama/Llama-4-Scout-17B-16E",
+	"llama4_maverick_17b_128e": "meta-llama/Llama-4-Maverick-17B-128E",
 }
 
 // TorchtuneModel maps a torchtune model builder such as

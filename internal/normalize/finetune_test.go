@@ -187,6 +187,8 @@ func TestTorchtuneModel(t *testing.T) {
 		{"torchtune.models.llama2.qlora_llama2_7b", "meta-llama/Llama-2-7b-hf", "qlora", true},
 		{"torchtune.models.qwen2_5.qwen2_5_0_5b", "Qwen/Qwen2.5-0.5B", "none", true},
 		{"torchtune.models.llama3_1.qlora_llama3_1_405b", "meta-llama/Llama-3.1-405B", "qlora", true},
+		{"torchtune.models.llama4.llama4_maverick_17b_128e", "meta-llama/Llama-4-Maverick-17B-128E", "none", true},
+		{"torchtune.models.llama4.lora_llama4_scout_17b_16e", "meta-llama/Llama-4-Scout-17B-16E", "lora", true},
 		{"torchtune.models.gemma.gemma_2b", "", "none", false},
 	}
 	for _, tc := range tests {

@@ -25,6 +25,11 @@ type Hardware struct {
 	// GPU is the name the catalog resolved (resolve's answer); Written is
 	// the GPU as the comment writes it, memory included ("H100s (80GB)").
 	GPU, Written string
+	// Variants are the catalog GPUs the comment may mean when it names a
+	// GPU without the memory that tells its variants apart ("8xA100":
+	// A100-40GB or A100-80GB, PCIe or SXM), least memory first; GPU is
+	// the first. Nil when the name picks one GPU.
+	Variants []string
 	// Sharding is the scheme the comment names, zero when it names none.
 	Sharding Sharding
 	// Line is the comment's 1-based line; Start and End are the byte
@@ -38,9 +43,13 @@ func (h Hardware) GPUs() int { return h.Nodes * h.GPUsPerNode }
 // String renders the statement as gpulint reads it: "16 nodes × 8 H100,
 // FSDP1 full shard".
 func (h Hardware) String() string {
-	s := fmt.Sprintf("%d× %s", h.GPUsPerNode, h.GPU)
+	gpu := h.GPU
+	if len(h.Variants) > 1 {
+		gpu = strings.TrimSuffix(strings.TrimSuffix(h.Written, "s"), "S") + " (memory unstated)"
+	}
+	s := fmt.Sprintf("%d× %s", h.GPUsPerNode, gpu)
 	if h.Nodes > 1 {
-		s = fmt.Sprintf("%d nodes × %d %s", h.Nodes, h.GPUsPerNode, h.GPU)
+		s = fmt.Sprintf("%d nodes × %d %s", h.Nodes, h.GPUsPerNode, gpu)
 	}
 	if h.Sharding.Scheme != "" {
 		s += ", " + h.Sharding.String()
@@ -79,27 +88,57 @@ func (s Sharding) String() string {
 
 // hardwareLine is the whole grammar of a hardware statement. A comment
 // line must be nothing but the statement: an optional lead ("Config for",
-// "Trained on", "For"), an optional node count ("16 nodes of"), a GPU
-// count with an optional "x", a GPU name, an optional memory ("(80GB)")
-// and an optional sharding ("with DeepSpeed ZeRO-3", "using FSDP2"). A
+// "Trained on", "For", "This config is only tested on"), an optional node
+// count ("16 nodes of", "2 nodes w/"), a GPU count with an optional "x"
+// (or an article for one GPU: "an A100 80GB"), a GPU name, an optional
+// memory ("(80GB)"), an optional unit ("machine", "nodes") and an optional
+// sharding ("with DeepSpeed ZeRO-3", "using FSDP2"). A node count may also
+// stand right before the per-node count when the unit is plural ("2 8xH100
+// nodes"); a plural unit with no node count ("16xH100 machines") leaves
+// the spread unstated and does not match. torchtune's configs state their hardware in these "tested on"
+// forms (pytorch/torchtune recipes/configs at bd2a0fc: llama3/70B_full.yaml
+// "This config is only tested on an 8xA100 machine.", llama3_3/
+// 70B_full_multinode.yaml "... on 2 nodes w/ 8 H100 machines.", llama4/
+// maverick_17B_128E_full.yaml "... on 2 8xH100 nodes.", mistral/
+// 7B_full_ppo_low_memory.yaml "... has been tested on an A100 80GB."). A
 // GPU named in passing ("we were unable to train at 32k on 8 H100s", "see
-// the H100 results") is not a statement and does not match.
+// the H100 results") or two setups in one line ("8xA100 machine and
+// 16xH100 machines") is not a statement and does not match.
 var hardwareLine = regexp.MustCompile(`(?i)^` +
-	`(?:(?:(?:config(?:uration)?|recipe|setup|settings)\s+(?:for|on)|(?:runs?|ran|trained|train|tested|launched)\s+on|for|on)\s+)?` +
-	`(?:(\d{1,4})\s+nodes?\s+(?:of|with|x|×)\s+)?` +
-	`(\d{1,3})\s*(?:[x×*]\s*)?` +
+	`(?:(?:this\s+(?:config(?:uration)?|recipe)\s+(?:is|was|has\s+been)\s+(?:only\s+)?tested\s+on|` +
+	`(?:config(?:uration)?|recipe|setup|settings)\s+(?:for|on)|(?:runs?|ran|trained|train|tested|launched)\s+on|for|on)\s+)?` +
+	`(?:(\d{1,4})\s+nodes?\s+(?:of|with|w/|x|×)\s+)?` +
+	`(?:(\d{1,4})\s+)?` +
+	`(?:(?:an?\s+)?(\d{1,3})\s*(?:[x×*]\s*)?|(an?)\s+)` +
 	`([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)` +
 	`(?:\s*\(?\s*(\d{1,3})\s*GB\s*\)?)?` +
+	`(?:\s+(machines?|nodes?|servers?))?` +
 	`(?:\s*,?\s+(?:with|using|via|and|\+)\s+(?:(?:deepspeed\s+)?zero[-_\s]?(?:stage[-_\s]?)?([0-3])|(fsdp)([12])?(?:\s+full[-_\s]shard)?))?` +
 	`\s*\.?$`)
+
+// Submatches of hardwareLine.
+const (
+	hwNodes      = 1 // "16 nodes of"
+	hwNodesGlued = 2 // "2" of "2 8xH100 nodes"
+	hwCount      = 3 // "8" of "8 H100s" or "an 8xA100 machine"
+	hwArticle    = 4 // "an" of "an A100 80GB": one GPU
+	hwName       = 5
+	hwMemory     = 6
+	hwUnit       = 7 // machine(s), node(s), server(s)
+	hwZeRO       = 8
+	hwFSDP       = 9
+	hwFSDPVer    = 10
+)
 
 // StatedHardware reads the hardware statement of a recipe's leading
 // comment block: the comment lines before its first setting, the first
 // one that is a whole statement (hardwareLine). resolve maps a GPU name to
-// its catalog name, false when the catalog has no such GPU; a plural "s"
-// is dropped before asking, and a stated memory is tried first as part of
-// the name ("H100-80GB"). ok is false when no line states the hardware.
-func StatedHardware(data []byte, resolve func(string) (string, bool)) (Hardware, bool) {
+// the catalog names it may mean: one for a GPU, several (least memory
+// first) for a name without the memory its variants differ by, none when
+// the catalog has no such GPU; a plural "s" is dropped before asking, and
+// a stated memory is tried first as part of the name ("H100-80GB"). ok is
+// false when no line states the hardware.
+func StatedHardware(data []byte, resolve func(string) []string) (Hardware, bool) {
 	off := 0
 	for n := 1; off < len(data); n++ {
 		end := bytes.IndexByte(data[off:], '\n')
@@ -132,20 +171,43 @@ func StatedHardware(data []byte, resolve func(string) (string, bool)) (Hardware,
 
 // parseHardware matches one comment's text against the grammar and
 // resolves its GPU.
-func parseHardware(s string, resolve func(string) (string, bool)) (Hardware, bool) {
+func parseHardware(s string, resolve func(string) []string) (Hardware, bool) {
 	m := hardwareLine.FindStringSubmatch(s)
 	if m == nil {
 		return Hardware{}, false
 	}
 	h := Hardware{Nodes: 1}
-	if m[1] != "" {
-		h.Nodes, _ = strconv.Atoi(m[1])
+	unit := strings.ToLower(m[hwUnit])
+	plural := strings.HasSuffix(unit, "s")
+	switch {
+	case m[hwNodes] != "" && m[hwNodesGlued] != "":
+		return Hardware{}, false // two node counts
+	case m[hwNodes] != "":
+		h.Nodes, _ = strconv.Atoi(m[hwNodes])
+	case m[hwNodesGlued] != "":
+		// "2 8xH100 nodes": a number before the GPU count counts nodes
+		// only when a GPU count follows it and the unit is plural.
+		if m[hwCount] == "" || !plural {
+			return Hardware{}, false
+		}
+		h.Nodes, _ = strconv.Atoi(m[hwNodesGlued])
+	case plural:
+		// "16xH100 machines": how the GPUs are spread over the machines
+		// is unstated.
+		return Hardware{}, false
 	}
-	h.GPUsPerNode, _ = strconv.Atoi(m[2])
+	if m[hwArticle] != "" {
+		if plural {
+			return Hardware{}, false // "an H100 nodes"
+		}
+		h.GPUsPerNode = 1
+	} else {
+		h.GPUsPerNode, _ = strconv.Atoi(m[hwCount])
+	}
 	if h.Nodes <= 0 || h.GPUsPerNode <= 0 {
 		return Hardware{}, false
 	}
-	name, mem := m[3], m[4]
+	name, mem := m[hwName], m[hwMemory]
 	var names []string
 	for _, n := range []string{name, strings.TrimSuffix(strings.TrimSuffix(name, "s"), "S")} {
 		if mem != "" {
@@ -154,8 +216,11 @@ func parseHardware(s string, resolve func(string) (string, bool)) (Hardware, boo
 		names = append(names, n)
 	}
 	for _, n := range names {
-		if g, ok := resolve(n); ok {
-			h.GPU = g
+		if gs := resolve(n); len(gs) > 0 {
+			h.GPU = gs[0]
+			if len(gs) > 1 {
+				h.Variants = gs
+			}
 			break
 		}
 	}
@@ -167,16 +232,16 @@ func parseHardware(s string, resolve func(string) (string, bool)) (Hardware, boo
 		h.Written += " (" + mem + "GB)"
 	}
 	switch {
-	case m[5] != "":
-		stage, _ := strconv.Atoi(m[5])
+	case m[hwZeRO] != "":
+		stage, _ := strconv.Atoi(m[hwZeRO])
 		if stage == 0 {
 			break // ZeRO-0 shards nothing
 		}
 		h.Sharding = Sharding{Scheme: "zero", Stage: stage}
-	case m[6] != "":
+	case m[hwFSDP] != "":
 		h.Sharding = Sharding{Scheme: "fsdp", Stage: 3}
-		if m[7] != "" {
-			h.Sharding.Version, _ = strconv.Atoi(m[7])
+		if m[hwFSDPVer] != "" {
+			h.Sharding.Version, _ = strconv.Atoi(m[hwFSDPVer])
 		}
 	}
 	return h, true

@@ -7,15 +7,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// testGPUs stands in for the catalog: names and aliases to catalog names.
-var testGPUs = map[string]string{
-	"h100": "H100-80GB", "h100-80gb": "H100-80GB", "h100-94gb": "H100-NVL",
-	"a100": "A100-80GB", "a100-40gb": "A100-40GB", "a100-80gb": "A100-80GB", "l4": "L4",
+// testGPUs stands in for the catalog: names and aliases to the catalog
+// names they may mean (a bare A100 is 40 or 80 GB).
+var testGPUs = map[string][]string{
+	"h100": {"H100-80GB"}, "h100-80gb": {"H100-80GB"}, "h100-94gb": {"H100-NVL"},
+	"a100": {"A100-40GB", "A100-80GB"}, "a100-40gb": {"A100-40GB"}, "a100-80gb": {"A100-80GB"}, "l4": {"L4"},
 }
 
-func resolveTest(name string) (string, bool) {
-	g, ok := testGPUs[strings.ToLower(name)]
-	return g, ok
+func resolveTest(name string) []string {
+	return testGPUs[strings.ToLower(name)]
 }
 
 func TestStatedHardware(t *testing.T) {
@@ -40,6 +40,30 @@ func TestStatedHardware(t *testing.T) {
 			want: &Hardware{Nodes: 1, GPUsPerNode: 1, GPU: "L4", Written: "L4", Line: 3, Start: 23, End: 27}},
 		{name: "ZeRO-0 shards nothing", data: "# 2 L4 with ZeRO-0\n",
 			want: &Hardware{Nodes: 1, GPUsPerNode: 2, GPU: "L4", Written: "L4", Line: 1, Start: 2, End: 18}},
+
+		// torchtune's "tested on" forms (pytorch/torchtune recipes/configs
+		// at bd2a0fc), each the whole comment line.
+		{name: "tested on an NxGPU machine", data: "# Config for multi-device full finetuning\n#\n# This config is only tested on an 8xA100-80GB machine.\n#\noutput_dir: /tmp\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-80GB", Written: "A100-80GB", Line: 3, Start: 46, End: 99}},
+		{name: "tested on nodes w/ GPU machines", data: "# This config is only tested on 2 nodes w/ 8 H100 machines.\n",
+			want: &Hardware{Nodes: 2, GPUsPerNode: 8, GPU: "H100-80GB", Written: "H100", Line: 1, Start: 2, End: 59}},
+		{name: "tested on N NxGPU nodes", data: "# This config is only tested on 2 8xH100 nodes.\n",
+			want: &Hardware{Nodes: 2, GPUsPerNode: 8, GPU: "H100-80GB", Written: "H100", Line: 1, Start: 2, End: 47}},
+		{name: "tested on an article GPU with memory", data: "# This config has been tested on an A100 80GB.\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 1, GPU: "A100-80GB", Written: "A100 (80GB)", Line: 1, Start: 2, End: 46}},
+		{name: "was tested on a machine", data: "# This recipe was tested on 4xL4 machine\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 4, GPU: "L4", Written: "L4", Line: 1, Start: 2, End: 40}},
+
+		{name: "GPU without its memory", data: "# This config is only tested on an 8xA100 machine.\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-40GB", Written: "A100", Variants: []string{"A100-40GB", "A100-80GB"}, Line: 1, Start: 2, End: 50}},
+
+		// Two setups, or a spread the line leaves open, are not one statement.
+		{name: "two setups", data: "# This config was only tested on 8xA100 machine and 16xH100 machines.\n"},
+		{name: "GPUs over uncounted machines", data: "# This config was only tested on 16xH100 machines.\n"},
+		{name: "node count before a singular unit", data: "# This config is only tested on 2 8xH100 node.\n"},
+		{name: "article with a plural unit", data: "# tested on an H100 nodes\n"},
+		{name: "two node counts", data: "# 2 nodes of 4 8xH100 nodes\n"},
+		{name: "tested on in passing", data: "# This config is only tested on an 8xA100 machine, see the docs for others.\n"},
 
 		// Mentions in passing and other counts are not statements.
 		{name: "in passing", data: "# we were unable to train at 32k on 8 H100s\n"},
@@ -79,6 +103,10 @@ func TestHardwareString(t *testing.T) {
 	}
 	if h.GPUs() != 128 {
 		t.Errorf("GPUs() = %d, want 128", h.GPUs())
+	}
+	h = Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-40GB", Written: "A100s", Variants: []string{"A100-40GB", "A100-80GB"}}
+	if got, want := h.String(), "8× A100 (memory unstated)"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
 	}
 	h = Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "H100-80GB", Sharding: Sharding{Scheme: "zero", Stage: 3}}
 	if got, want := h.String(), "8× H100-80GB, DeepSpeed ZeRO-3"; got != want {
