@@ -146,6 +146,21 @@ type kvLayout struct {
 // parallelism vLLM assigns every group's layers round-robin to stages, so
 // a stage holds about groupSize / pp layers of each group. With the hybrid
 // manager disabled every layer is one full-attention group.
+//
+// It counts all of m.Layers, Llama 3.2 Vision's cross-attention layers
+// (Model.CrossAttentionLayers) included, unlike kvLayers: vLLM served
+// mllama only on its V0 engine (0.9.2 logs "MllamaForConditionalGeneration
+// is not supported by the V1 Engine. Falling back to V0",
+// vllm-project/vllm-ascend#1963; vllm-project/vllm#24907, merged
+// 2025-09-15, removed V0 encoder-decoder support and left Whisper the only
+// one), and V0's CacheEngine gives every one of
+// ModelConfig.get_num_layers() layers, hf_text_config.num_hidden_layers
+// (40 for 11B, the 8 cross-attention layers among them), a cache tensor of
+// num_gpu_blocks blocks, and get_cache_block_size multiplies a block by
+// that layer count (vllm-project/vllm vllm/worker/cache_engine.py
+// @017e7a4c, vllm/config.py get_num_layers). So a text token's block
+// holds a page in each cross-attention layer too, and the image tokens'
+// cross blocks one in each self-attention layer.
 func vllmKVLayout(m *Model, pp int, disableHybrid bool) kvLayout {
 	pp = max(pp, 1)
 	a := m.Local

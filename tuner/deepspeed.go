@@ -106,6 +106,15 @@ func defaultZeROParamCache() zeroParamCache {
 	return zeroParamCache{maxLive: zeroMaxLiveParams, prefetchBucket: zeroPrefetchBucketElems, reuseDistance: zeroMaxReuseDistance}
 }
 
+// ZeRO3Defaults are DeepSpeed's defaults, in elements, for
+// stage3_max_live_parameters, stage3_prefetch_bucket_size and
+// stage3_max_reuse_distance: what an estimate assumes for a setting the
+// workload leaves nil.
+func ZeRO3Defaults() (maxLive, prefetchBucket, reuseDistance int64) {
+	c := defaultZeROParamCache()
+	return c.maxLive, c.prefetchBucket, c.reuseDistance
+}
+
 // zeroParamCacheOf is the workload's settings, DeepSpeed's defaults where
 // it states none; stated says whether any was stated.
 func zeroParamCacheOf(w Workload) (c zeroParamCache, stated bool) {

@@ -89,3 +89,34 @@ func TestMllamaFromHFConfig(t *testing.T) {
 		t.Errorf("KV bytes/token = %d, want %d", got, want)
 	}
 }
+
+// TestMllamaVLLMKVLayout: vLLM's block for Llama 3.2 Vision holds a page in
+// all 40 text layers, the 8 cross-attention layers included (vllmKVLayout:
+// V0's CacheEngine allocates every num_hidden_layers layer), so a served
+// token costs 2 × 8 kv heads × 128 × 2 B × 40 = 163,840 B at TP 1, a
+// quarter more than the 131,072 B the 32 self-attention layers fill in a
+// Hugging Face generate() cache (KVBytesPerToken).
+func TestMllamaVLLMKVLayout(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.2-11B-Vision-Instruct")
+	if l := vllmKVLayout(m, 1, false); l.groupSize != 40 || len(l.groups) != 1 {
+		t.Errorf("layout %d groups of %d layers, want 1 of 40", len(l.groups), l.groupSize)
+	}
+	h100 := mustGPU(t, c, "H100-80GB").Target()
+	e := estimate(t, m, h100, Workload{Kind: Serve, MaxModelLen: 8192})
+	if got, want := e.Serve.KVBytesPerToken, int64(2*8*128*2*40); got != want {
+		t.Errorf("served KV bytes/token = %d, want %d (all 40 layers)", got, want)
+	}
+	// 8192 tokens are 512 blocks of 16, each 16 × 40 layers × 4,096 B.
+	if got, want := e.Serve.OneRequestKVBytes, int64(512*16*40*4096); got != want {
+		t.Errorf("one 8192-token request = %d B, want %d", got, want)
+	}
+	if got, want := m.KVBytesPerToken(1, 2), int64(2*8*128*2*32); got != want {
+		t.Errorf("generate() KV bytes/token = %d, want %d (self-attention layers)", got, want)
+	}
+	// With TP 2 and PP 2 a stage holds 20 layers of 4 kv heads.
+	e2 := estimate(t, m, h100, Workload{Kind: Serve, MaxModelLen: 8192, TensorParallel: 2, PipelineParallel: 2})
+	if got, want := e2.Serve.KVBytesPerToken, int64(2*4*128*2*20); got != want {
+		t.Errorf("TP 2 × PP 2 served KV bytes/token = %d, want %d", got, want)
+	}
+}

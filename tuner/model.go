@@ -394,11 +394,14 @@ func (m *Model) LargestLinearParams() int64 {
 	return best
 }
 
-// KVBytesPerToken is vLLM's KV-cache cost of one token on one GPU
+// KVBytesPerToken is the KV-cache cost of one token on one GPU
 // (memory-model.md §5.1; vllm.md §7): 2 × layers × max(1, kv_heads // tp) ×
-// head_dim × dtype bytes. MLA models store one latent of kv_lora_rank +
+// head_dim × dtype bytes, over the layers whose self-attention caches the
+// token (kvLayers). MLA models store one latent of kv_lora_rank +
 // qk_rope_head_dim per layer, with no factor 2 and the same size on every rank.
-// Encoder-only models have no KV cache.
+// Encoder-only models have no KV cache. vLLM's serving estimate takes its
+// per-token cost from its block layout instead (vllmKVLayout), which for
+// mllama counts the cross-attention layers as well.
 func (m *Model) KVBytesPerToken(tp int, dtypeBytes float64) int64 {
 	if m.Encoder {
 		return 0

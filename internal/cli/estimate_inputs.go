@@ -95,6 +95,20 @@ func (o *EstimateOptions) estimateInputs(e tuner.Estimate, m *tuner.Model, given
 		add("sharding", o.Sharding, string(w.Sharding), "DeepSpeed ZeRO")
 		add("offload-optimizer", o.OffloadOptimizer, string(w.OffloadOptimizer), "")
 		add("offload-param", o.OffloadParam, string(w.OffloadParam), "")
+		// ZeRO-3's gathering settings decide how many parameters a rank
+		// keeps gathered; they matter only to DeepSpeed ZeRO-3.
+		maxLive, prefetch, reuse := tuner.ZeRO3Defaults()
+		for _, z := range []struct {
+			flag, key string
+			v         float64
+			def       int64
+		}{{"zero3-max-live", "stage3_max_live_parameters", o.Zero3MaxLive, maxLive},
+			{"zero3-prefetch-bucket", "stage3_prefetch_bucket_size", o.Zero3PrefetchBucket, prefetch},
+			{"zero3-reuse-distance", "stage3_max_reuse_distance", o.Zero3ReuseDistance, reuse}} {
+			if given(z.flag) || (w.ZeroStage == 3 && w.Sharding == tuner.ZeRO) {
+				add(z.flag, z.v, float64(z.def), "DeepSpeed's default "+z.key)
+			}
+		}
 		add("checkpointing", o.Checkpointing, w.Checkpointing, "")
 		if stated("activation-offloading") {
 			add("activation-offloading", o.ActivationOffloading, w.ActivationOffloading, "")

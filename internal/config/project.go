@@ -169,6 +169,7 @@ func Load(path string, v *normalize.Validator) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
+	keepVersionText(root, doc)
 	if v != nil {
 		vs, err := v.Validate("gpulint-config", doc)
 		if err != nil {
@@ -563,6 +564,31 @@ func (ps *Set) Projects() []*Project {
 		}
 	}
 	return out
+}
+
+// versionKeys are the target keys that name a release. YAML reads an
+// unquoted 0.10 as the number 0.1, another release; the project file is
+// gpulint's own, so these keys are read as the text the user wrote.
+var versionKeys = []string{"vllm_version"}
+
+// keepVersionText replaces a version key's number in doc with the scalar's
+// text (0.10 stays "0.10", 1 stays "1"), before the schema checks it, so a
+// release written without quotes means what it says and a bad one is
+// reported as written.
+func keepVersionText(root *source.Node, doc any) {
+	m, _ := doc.(map[string]any)
+	for i, t := range value.List(m["targets"]) {
+		tm, _ := t.(map[string]any)
+		for _, k := range versionKeys {
+			n, _, matched := root.Lookup([]any{"targets", i, k})
+			if n == nil || matched != 3 || n.Kind != source.ScalarNode || n.Style != source.Plain {
+				continue
+			}
+			if n.Tag == "float" || n.Tag == "int" {
+				tm[k] = n.Text
+			}
+		}
+	}
 }
 
 // readTargetInputs reads the memory model's inputs a target may state

@@ -173,3 +173,33 @@ func TestLoadRejectsBadTargetInputs(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadReadsVersionAsWritten: YAML reads an unquoted 0.10 as the number
+// 0.1, another vLLM release; the project file keeps the text the user
+// wrote, and a bad unquoted release is reported as written.
+func TestLoadReadsVersionAsWritten(t *testing.T) {
+	tests := []struct{ name, line, want, wantErr string }{
+		{"unquoted minor with a trailing zero", "vllm_version: 0.10", "0.10", ""},
+		{"unquoted patch release", "vllm_version: 0.10.1", "0.10.1", ""},
+		{"quoted", `vllm_version: "0.20"`, "0.20", ""},
+		{"unquoted whole number", "vllm_version: 1", "", `:3:19: vllm_version is "1";`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeProject(t, t.TempDir(), "targets:\n  - paths: [\"**\"]\n    "+tc.line+"\n")
+			p, err := Load(path, normalize.NewValidator())
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), path+tc.wantErr) {
+					t.Fatalf("Load error = %v, want one containing %s%s", err, path, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Targets[0].VLLMVersion; got != tc.want {
+				t.Errorf("VLLMVersion = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@
 package helm
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/value"
@@ -265,8 +266,26 @@ func SubstratusTGI(doc any, chart string) *TGIValues {
 		out.Options = append(out.Options, Option{opt, v, []any{"env", i}})
 	}
 	img, _ := m["image"].(map[string]any)
-	if tag := value.String(img["tag"]); tag != "" {
+	if tag := renderedScalar(img["tag"]); tag != "" {
 		out.ImageTag, out.ImageTagAt = tag, []any{"image", "tag"}
 	}
 	return out
+}
+
+// renderedScalar is a values scalar as a chart template prints it: a
+// string as written, a number as Helm renders it. Helm reads values
+// through sigs.k8s.io/yaml, which turns YAML into JSON before decoding
+// (helm/helm pkg/chartutil/values.go ReadValues @ 00b3f0b1), so an
+// unquoted tag: 2.0 renders as image :2 and 0.10 as :0.1, the release the
+// pod pulls, not the text the file shows. "" for anything else.
+func renderedScalar(v any) string {
+	switch t := v.(type) {
+	case string:
+		return t
+	case int64:
+		return strconv.FormatInt(t, 10)
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	}
+	return ""
 }

@@ -113,3 +113,20 @@ func TestSubstratusTGI(t *testing.T) {
 		}
 	}
 }
+
+// TestSubstratusTGIImageTagAsHelmRendersIt: an unquoted image.tag is a
+// number to YAML, and Helm renders the number, not the text: tag: 2.0
+// pulls :2, and 0.10 pulls :0.1.
+func TestSubstratusTGIImageTagAsHelmRendersIt(t *testing.T) {
+	res := map[string]any{"limits": map[string]any{"nvidia.com/gpu": int64(1)}}
+	for _, tc := range []struct {
+		tag  any
+		want string
+	}{{"1.4.5", "1.4.5"}, {2.0, "2"}, {0.1, "0.1"}, {1.4, "1.4"}, {int64(3), "3"}, {true, ""}} {
+		doc := map[string]any{"model": "org/m", "resources": res, "image": map[string]any{"tag": tc.tag}}
+		got := SubstratusTGI(doc, ChartSubstratusTGI)
+		if got == nil || got.ImageTag != tc.want {
+			t.Errorf("image.tag %v: ImageTag %+v, want %q", tc.tag, got, tc.want)
+		}
+	}
+}

@@ -2,10 +2,17 @@ package lint_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/lint"
+	"github.com/gpulint/gpulint/internal/normalize"
 )
 
 // A 70B server a Deployment sizes for 2 GPUs on H100 nodes: what the
@@ -100,5 +107,63 @@ func TestFlagsFillWhatFileLeavesOpen(t *testing.T) {
 				t.Errorf("%s: gpu from %s, want the flag", f.Slug, e.Source)
 			}
 		}
+	}
+}
+
+// TestProjectTargetOverriddenNamesItsLine: when the project file's target
+// is the side that loses to the file (or wins over a recipe comment),
+// TARGET001 points at its key in .gpulint.yaml, as every other input the
+// project file states is located.
+func TestProjectTargetOverriddenNamesItsLine(t *testing.T) {
+	dir := t.TempDir()
+	pp := filepath.Join(dir, ".gpulint.yaml")
+	body := "targets:\n  - paths: [\"**\"]\n    gpu: A100-80GB\n    gpus: 1\n    model: meta-llama/Llama-3.1-8B\n"
+	if err := os.WriteFile(pp, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := config.Load(pp, normalize.NewValidator())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, file, data string
+		want             map[string]string // message fragment -> related file:line
+	}{
+		{name: "the manifest wins", file: "deploy.yaml", data: serve70BTwoGPUs, want: map[string]string{
+			"this file states GPU H100-80GB, which is used for it; the project file's targets gives A100-80GB":                                         ".gpulint.yaml:3",
+			"this file states GPU count 2, which is used for it; the project file's targets gives 1":                                                   ".gpulint.yaml:4",
+			"this file states model meta-llama/Llama-3.1-70B-Instruct, which is used for it; the project file's targets gives meta-llama/Llama-3.1-8B": ".gpulint.yaml:5",
+		}},
+		{name: "a recipe comment loses", file: "sft.yaml", data: sftRecipe("# Config for 1 node of 8 H100s with DeepSpeed ZeRO-3", "4096", "1"), want: map[string]string{
+			"the comment states GPU H100-80GB, but the project file's targets gives A100-80GB": ".gpulint.yaml:3",
+			"the comment states GPU count 8": ".gpulint.yaml:4",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fr, err := newLinter(t, lint.Options{Project: p}).LintBytes(context.Background(), filepath.Join(dir, tc.file), []byte(tc.data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, f := range fr.Findings {
+				if f.Rule != "TARGET001" {
+					continue
+				}
+				for frag := range tc.want {
+					if !strings.Contains(f.Message, frag) {
+						continue
+					}
+					var rel []string
+					for _, r := range f.Related {
+						rel = append(rel, fmt.Sprintf("%s:%d", filepath.Base(r.Range.File), r.Range.Start.Line))
+					}
+					got[frag] = strings.Join(rel, " ")
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("TARGET001 related locations (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -278,5 +279,111 @@ spec:
 	}
 	if n != 1 {
 		t.Errorf("GPU004 findings = %d, want 1 (70B on one L4)", n)
+	}
+}
+
+// TestRayModuleEnvFallbackIsAssumed: an engine argument the module reads
+// as os.getenv("X", default), where the application's env_vars leave X
+// unset, is the code's default, which the image or the pod may replace:
+// a finding on it is at most info and names it as assumed. The same value
+// set in env_vars is stated, and the warning stands.
+func TestRayModuleEnvFallbackIsAssumed(t *testing.T) {
+	manifest := func(env string) string {
+		return `apiVersion: ray.io/v1
+kind: RayService
+metadata:
+  name: mistral
+spec:
+  serveConfigV2: |
+    applications:
+      - name: llm
+        import_path: "serve_llm:deployment"
+        runtime_env:
+          env_vars:
+            MODEL_ID: "mistralai/Mistral-7B-Instruct-v0.2"
+` + env + `  rayClusterConfig:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+            - name: ray-head
+              image: example.com/ray-vllm:1
+    workerGroupSpecs:
+      - groupName: gpu
+        replicas: 1
+        rayStartParams: {}
+        template:
+          spec:
+            nodeSelector:
+              cloud.google.com/gke-accelerator: nvidia-l4
+            containers:
+              - name: ray-worker
+                image: example.com/ray-vllm:1
+                resources:
+                  limits:
+                    nvidia.com/gpu: 1
+`
+	}
+	const module = `import os
+from vllm.engine.arg_utils import AsyncEngineArgs
+
+class Deployment:
+    def __init__(self):
+        args = AsyncEngineArgs(
+            model=os.getenv("MODEL_ID", "facebook/opt-125m"),
+            max_model_len=4096,
+            max_num_seqs=int(os.getenv("MAX_NUM_SEQ", "4")),
+        )
+`
+	tests := []struct {
+		name, env string
+		want      finding.Severity
+		assumed   bool
+		line      int
+	}{
+		{name: "set in env_vars", env: "            MAX_NUM_SEQ: \"4\"\n", want: finding.SeverityWarning, line: 13},
+		{name: "the code's default", env: "", want: finding.SeverityInfo, assumed: true, line: 9},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "rayservice.yaml")
+			if err := os.WriteFile(p, []byte(manifest(tc.env)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "serve_llm.py"), []byte(module), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, err := newLinter(t, lint.Options{}).Run(context.Background(), []string{p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []finding.Finding
+			for _, f := range res.Findings {
+				if f.Rule == "GPU002" {
+					got = append(got, f)
+				}
+			}
+			if len(got) != 1 {
+				t.Fatalf("GPU002 findings %+v, want 1 (max-num-seqs 4)", got)
+			}
+			f := got[0]
+			if f.Severity != tc.want {
+				t.Errorf("GPU002 %s, want %s: %s", f.Severity, tc.want, f.Message)
+			}
+			if f.Range.Start.Line != tc.line || (f.Range.File != p) != tc.assumed {
+				t.Errorf("GPU002 at %s:%d, want line %d of the %s", f.Range.File, f.Range.Start.Line, tc.line, map[bool]string{true: "module", false: "manifest"}[tc.assumed])
+			}
+			var in *finding.Input
+			for i, e := range f.Evidence {
+				if e.Name == "max-num-seqs" {
+					in = &f.Evidence[i]
+				}
+			}
+			if (in != nil) != tc.assumed || (in != nil && (in.Source != finding.SourceAssumed || !strings.Contains(in.Value, "MAX_NUM_SEQ") || !strings.Contains(f.Message, "assumes max-num-seqs"))) {
+				t.Errorf("max-num-seqs evidence %+v in %q, want assumed %v naming MAX_NUM_SEQ", in, f.Message, tc.assumed)
+			}
+		})
 	}
 }

@@ -52,6 +52,11 @@ type subject struct {
 	// (a model named by an env var or by the directory of its weights),
 	// each with why: they are assumed inputs of every verdict.
 	assumed map[string]string
+	// assumedOpts are the options whose value the file implies rather than
+	// states (a vLLM option a Ray application's code reads from an env var
+	// with a default, and the env_vars leave unset), by the key a rule's
+	// path starts with: a finding on such an option rests on the guess.
+	assumedOpts map[string]finding.Input
 	// defaults are inputs the file leaves to its server's default and the
 	// estimate assumes outright (a TGI container's token budget), each
 	// with its value, why and what settles it.
@@ -277,6 +282,7 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 			Path:    s.docPath(r.Path),
 		}, r.Level)
 		attachEvidence(&f, r.Rule, r.Inputs, s.inputs())
+		restsOnAssumedOption(&f, s.assumedOpts, r.Path)
 		if free != nil && !free[resultKey(r)] {
 			restsOnAssumedModel(&f, s.inputs()["model"])
 		}
@@ -336,6 +342,23 @@ func resultKey(r check.Result) string {
 		id = r.Rule.ID
 	}
 	return fmt.Sprintf("%s\x00%s\x00%v\x00%s", id, r.Level, r.Path, r.Message)
+}
+
+// restsOnAssumedOption marks a finding on an option whose value the
+// file implies (subject.assumedOpts): at most info, the option in its
+// evidence and its message.
+func restsOnAssumedOption(f *finding.Finding, opts map[string]finding.Input, path []any) {
+	if len(path) == 0 || len(opts) == 0 {
+		return
+	}
+	k, _ := path[0].(string)
+	in, ok := opts[k]
+	if !ok || slices.ContainsFunc(f.Evidence, func(e finding.Input) bool { return e.Name == in.Name }) {
+		return
+	}
+	f.Evidence = append(f.Evidence, in)
+	f.Severity = min(f.Severity, finding.SeverityInfo)
+	f.Message += "; " + AssumedNote([]finding.Input{in})
 }
 
 // restsOnAssumedModel marks a finding that appears only because of a

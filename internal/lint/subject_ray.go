@@ -215,7 +215,7 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 			for _, e := range ray.ModuleEngines(mod.text, m) {
 				for i, a := range e.Args {
 					if a.Name == "model" {
-						e.Args[i].Assumed = "read from " + mod.where + ", taken as the module the application's import_path " + m.Module + " names"
+						e.Args[i].Assumed = strings.TrimPrefix(a.Assumed+"; read from "+mod.where+", taken as the module the application's import_path "+m.Module+" names", "; ")
 					}
 				}
 				engines = append(engines, e)
@@ -264,6 +264,7 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 			em.whole = r
 		}
 		assumed := map[string]string{}
+		assumedOpts := map[string]finding.Input{}
 		var notes []string
 		modelAssumed := false
 		unknown := false
@@ -288,6 +289,13 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 				notes = append([]string{a.Assumed}, notes...)
 			case a.Assumed != "":
 				notes = append(notes, fmt.Sprintf("%s %v %s", a.Name, a.Value, a.Assumed))
+				// A finding on the option itself rests on it too.
+				in := finding.Input{Name: a.Name, Value: fmt.Sprintf("%v %s", a.Value, a.Assumed), Source: finding.SourceAssumed,
+					Settle: "state it in the application's runtime_env env_vars"}
+				if r, ok := em.keys[a.Name]; ok {
+					in.Range = &r
+				}
+				assumedOpts[a.Name] = in
 			}
 		}
 		// A model the file only implies yields to one a flag or the
@@ -299,14 +307,15 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 			assumed["model"] = strings.Join(notes, "; ") + "; --model or targets.model states it"
 		}
 		vs := &subject{
-			kind:    string(source.KindVLLM),
-			file:    s.file,
-			doc:     s.doc,
-			root:    s.root,
-			prefix:  clone(field),
-			value:   val,
-			embed:   em,
-			assumed: assumed,
+			kind:        string(source.KindVLLM),
+			file:        s.file,
+			doc:         s.doc,
+			root:        s.root,
+			prefix:      clone(field),
+			value:       val,
+			embed:       em,
+			assumed:     assumed,
+			assumedOpts: assumedOpts,
 		}
 		if mod != nil && mod.src != nil {
 			vs.linked = append(vs.linked, *mod.src)
@@ -335,6 +344,9 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 					r = ar
 				}
 				h.Product, h.ProductAt = eng.Accelerator, &r
+				if eng.AcceleratorAssumed != "" {
+					assumed["gpu"] = "accelerator_type " + eng.Accelerator + " " + eng.AcceleratorAssumed + "; --gpu or targets.gpu states it"
+				}
 			}
 		}
 		vs.tgt = l.resolveTarget(s.file.Path, proj, vs.work, h)

@@ -626,11 +626,17 @@ func (l *Linter) overrideFindings(s *subject) []finding.Finding {
 			out = append(out, l.stamp(r, f, "info"))
 			continue
 		}
-		from := map[string]string{"flag": "the --" + map[string]string{"GPU": "gpu", "GPU count": "gpus", "model": "model"}[o.Name] + " flag", "project": "the project file's targets"}[o.From]
-		out = append(out, l.stamp(r, finding.Finding{
+		from := map[string]string{"flag": "the --" + statedKeys[o.Name] + " flag", "project": "the project file's targets"}[o.From]
+		f := finding.Finding{
 			Message: fmt.Sprintf("this file states %s %s, which is used for it; %s gives %s", o.Name, o.File, from, o.Default),
 			Range:   at,
-		}, ""))
+		}
+		if o.From == "project" {
+			if p, ok := s.tgt.projectAt(o.Name); ok {
+				f.Related = []finding.Related{{Range: p, Message: fmt.Sprintf("the project file gives %s %s here", o.Name, o.Default)}}
+			}
+		}
+		out = append(out, l.stamp(r, f, ""))
 	}
 	return out
 }
@@ -710,12 +716,30 @@ func statedBy(from, flag string) string {
 	return "the pod that launches this file"
 }
 
+// statedKeys are the project target's keys for what a file may state
+// (Override.Name).
+var statedKeys = map[string]string{"GPU": "gpu", "GPU count": "gpus", "model": "model"}
+
+// projectAt locates the project target's key that gives what (GPU, GPU
+// count or model): its value in the project file; false when the target
+// does not set it.
+func (t Target) projectAt(what string) (finding.Range, bool) {
+	pos, ok := t.Stated.At[statedKeys[what]]
+	if !ok || t.Stated.File == "" {
+		return finding.Range{}, false
+	}
+	return finding.Range{File: t.Stated.File, Start: pos, End: pos}, true
+}
+
 // winnerAt locates the statement that won over a recipe comment's value
-// (what: GPU, GPU count or sharding) where it is written in a file: the
-// pod's GPU label, the launch's process count, the DeepSpeed config's
-// stage or the recipe's FSDP key. false for a flag or the project file.
+// (what: GPU, GPU count or sharding) where it is written: the pod's GPU
+// label, the launch's process count, the DeepSpeed config's stage, the
+// recipe's FSDP key or the project file's target key. false for a flag.
 func (s *subject) winnerAt(what string) (finding.Range, bool) {
 	t := s.tgt
+	if from := map[string]string{"GPU": t.GPUFrom, "GPU count": t.GPUsFrom, "model": t.ModelFrom}[what]; from == "project" {
+		return t.projectAt(what)
+	}
 	switch what {
 	case "GPU":
 		if t.GPUAt != nil && t.GPUFrom == "manifest" {

@@ -98,11 +98,9 @@ func (l *Linter) tuneFindings(s *subject) []finding.Finding {
 		sections = append(sections, "set outside this file: "+strings.Join(elsewhere, "; ")+" (no fix: the other settings do not fit without it)")
 	}
 	if len(held) > 0 {
-		key := "gradient_accumulation_steps"
-		if recipe.AccumulationFromBatchSize(s.work, s.value) > 0 {
-			key = "batch_size" // axolotl derives the accumulation from it
-		}
-		sections = append(sections, "not proposed, as it changes the global batch: "+strings.Join(held, "; ")+" (change "+key+" with it to choose a new global batch)")
+		// Held only where the file states its accumulation
+		// (recipe.StatedAccumulation), so the key is written there.
+		sections = append(sections, "not proposed, as it changes the global batch: "+strings.Join(held, "; ")+" (change gradient_accumulation_steps with it to choose a new global batch)")
 	}
 	msg := fmt.Sprintf("for %d× %s: %s", req.GPUs, t.GPU.Name, strings.Join(sections, "; "))
 	f := l.stamp(r, finding.Finding{
@@ -161,18 +159,10 @@ func tuneOps(s *subject, c tuner.Choice, all []tuner.Choice) ([]check.Op, bool) 
 		}
 		return ops, ok
 	}
-	if bs := recipe.AccumulationFromBatchSize(s.work, s.value); bs > 0 && kind == "finetune" && c.Setting == tuner.SettingGradAccumulation {
-		// axolotl derives the accumulation from batch_size: nothing to
-		// write while the plan's micro batch times it is batch_size.
-		v, _ := s.work.Get("batch.micro")
-		m, _ := v.(int64)
-		for _, o := range all {
-			if n, err := strconv.ParseInt(o.To, 10, 64); err == nil && o.Setting == tuner.SettingMicroBatch {
-				m = n
-			}
-		}
-		a, err := strconv.ParseInt(c.To, 10, 64)
-		return nil, err == nil && m*a == bs
+	if kind == "finetune" && c.Setting == tuner.SettingGradAccumulation && recipe.AxolotlBatchSize(s.work, s.value) > 0 {
+		// axolotl refuses gradient_accumulation_steps beside batch_size:
+		// the recipe cannot hold another accumulation.
+		return nil, false
 	}
 	path, value, ok := tunePatch(s, c)
 	if !ok {

@@ -182,35 +182,6 @@ func (w *Workload) setBool(field string, doc any, keys ...string) (bool, bool) {
 	return false, false
 }
 
-// axolotlAccumulation reads the gradient accumulation an axolotl recipe
-// states through batch_size when it writes no gradient_accumulation_steps:
-// axolotl derives gradient_accumulation_steps = batch_size //
-// micro_batch_size (normalize_config in
-// axolotl-ai-cloud/axolotl src/axolotl/utils/config/__init__.py, commit
-// 00ce8882; batch_size and micro_batch_size, the latter defaulting to 1,
-// are HyperparametersConfig fields of src/axolotl/utils/schemas/training.py,
-// commit 002a637c, and check_gas_bsz in utils/schemas/validation.py
-// refuses a recipe that sets both). The accumulation's provenance is
-// batch_size, the key that states it. A batch_size below the micro batch
-// derives no accumulation (axolotl would get 0) and is left to the schema.
-func axolotlAccumulation(w *Workload, doc any, flavour string) bool {
-	if flavour != RecipeAxolotl {
-		return false
-	}
-	v, ok := lookup(doc, "batch_size")
-	if !ok {
-		return false
-	}
-	bs, ok := value.Int(v)
-	m, _ := w.get("batch.micro")
-	micro, isInt := m.(int64)
-	if !ok || !isInt || micro < 1 || bs < micro {
-		return false
-	}
-	w.set("batch.accumulation", bs/micro, p("batch_size"))
-	return true
-}
-
 func pathOf(keys []string) []any {
 	out := make([]any, len(keys))
 	for i, k := range keys {
@@ -244,7 +215,21 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 	if !w.setInt("batch.micro", doc, microKey) {
 		w.set("batch.micro", microDefault, p())
 	}
-	if !w.setInt("batch.accumulation", doc, "gradient_accumulation_steps") && !axolotlAccumulation(w, doc, flavour) {
+	// The gradient accumulation of an axolotl recipe that writes no
+	// gradient_accumulation_steps is 1, even beside a batch_size: the schema
+	// gives the field its default first (HyperparametersConfig
+	// gradient_accumulation_steps Field(default=1) in
+	// axolotl-ai-cloud/axolotl src/axolotl/utils/schemas/training.py @
+	// 067b021c, the default since the Pydantic config of cc3cebfa, v0.5.0),
+	// validate_config dumps the model with its defaults, and normalize_config
+	// (src/axolotl/utils/config/__init__.py, called after validate_config in
+	// src/axolotl/cli/config.py load_cfg) keeps that 1 in
+	// "gradient_accumulation_steps or batch_size // micro_batch_size", so
+	// batch_size derives nothing; the Trainer gets micro_batch_size and that 1
+	// (src/axolotl/core/builders). batch_size only sets axolotl's step count,
+	// and check_gas_bsz (src/axolotl/utils/schemas/validation.py) refuses a
+	// recipe that writes both.
+	if !w.setInt("batch.accumulation", doc, "gradient_accumulation_steps") {
 		w.set("batch.accumulation", int64(1), p())
 	}
 

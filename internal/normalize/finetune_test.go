@@ -274,11 +274,12 @@ func TestFlavourOwnParsers(t *testing.T) {
 	}
 }
 
-// axolotl states its accumulation either as gradient_accumulation_steps
-// or through batch_size, from which it derives batch_size //
-// micro_batch_size; the accumulation's provenance is the key that states
-// it, and a default (1) has none.
-func TestAxolotlAccumulationFromBatchSize(t *testing.T) {
+// axolotl states its accumulation only as gradient_accumulation_steps: a
+// batch_size beside it derives nothing, since the schema's default
+// gradient_accumulation_steps 1 is in place before normalize_config would
+// divide batch_size by micro_batch_size (see hfRecipe). The accumulation's
+// provenance is the key that states it, and the default (1) has none.
+func TestAxolotlBatchSizeSetsNoAccumulation(t *testing.T) {
 	tests := []struct {
 		name   string
 		recipe string
@@ -286,15 +287,11 @@ func TestAxolotlAccumulationFromBatchSize(t *testing.T) {
 		path   []any
 	}{
 		{"batch_size over micro", "base_model: x/y\nmicro_batch_size: 4\nbatch_size: 16\n",
-			map[string]any{"micro": int64(4), "accumulation": int64(4)}, []any{"batch_size"}},
-		{"floor division, as axolotl's //", "base_model: x/y\nmicro_batch_size: 3\nbatch_size: 8\n",
-			map[string]any{"micro": int64(3), "accumulation": int64(2)}, []any{"batch_size"}},
-		{"micro batch defaults to 1", "base_model: x/y\nbatch_size: 8\n",
-			map[string]any{"micro": int64(1), "accumulation": int64(8)}, []any{"batch_size"}},
-		{"written accumulation wins", "base_model: x/y\nmicro_batch_size: 2\ngradient_accumulation_steps: 3\n",
-			map[string]any{"micro": int64(2), "accumulation": int64(3)}, []any{"gradient_accumulation_steps"}},
-		{"batch_size below the micro batch derives nothing", "base_model: x/y\nmicro_batch_size: 4\nbatch_size: 2\n",
 			map[string]any{"micro": int64(4), "accumulation": int64(1)}, nil},
+		{"micro batch defaults to 1", "base_model: x/y\nbatch_size: 8\n",
+			map[string]any{"micro": int64(1), "accumulation": int64(1)}, nil},
+		{"written accumulation", "base_model: x/y\nmicro_batch_size: 2\ngradient_accumulation_steps: 3\n",
+			map[string]any{"micro": int64(2), "accumulation": int64(3)}, []any{"gradient_accumulation_steps"}},
 		{"no batch_size: the default", "base_model: x/y\nmicro_batch_size: 4\n",
 			map[string]any{"micro": int64(4), "accumulation": int64(1)}, nil},
 	}

@@ -62,6 +62,9 @@ type Engine struct {
 	// accelerator names: L4, A10G, L40S, H100, ...), with its path.
 	Accelerator   string
 	AcceleratorAt Loc
+	// AcceleratorAssumed, when set, says why the accelerator_type is
+	// inferred rather than stated (as Arg.Assumed).
+	AcceleratorAssumed string
 	// Unknown names the options (vLLM names) set from an expression the
 	// reader does not evaluate: their values are unknown, not defaults.
 	Unknown []string
@@ -301,7 +304,7 @@ func MountedConfigMaps(doc any) []string {
 // parsed runtimeEnvYAML).
 func ScriptEngines(src string, runtimeEnv any) []Engine {
 	env, _ := lookup(runtimeEnv, []any{"env_vars"}).(map[string]any)
-	resolve := func(a pyArg) (any, Loc, bool) { return resolveArg(a, env, nil) }
+	resolve := func(a pyArg) (any, Loc, string, bool) { return resolveArg(a, env, nil) }
 	var out []Engine
 	for _, call := range pyCalls(src, "vLLMEngineProcessorConfig") {
 		kw := call.kw
@@ -310,7 +313,7 @@ func ScriptEngines(src string, runtimeEnv any) []Engine {
 			continue
 		}
 		e := Engine{App: Loc{In: "script", Off: call.off, End: call.end}}
-		v, at, ok := resolve(ms)
+		v, at, fallback, ok := resolve(ms)
 		src, _ := v.(string)
 		if !ok || src == "" {
 			continue
@@ -319,14 +322,15 @@ func ScriptEngines(src string, runtimeEnv any) []Engine {
 			if n == "" {
 				continue
 			}
-			e.Args = append(e.Args, Arg{Name: "model", Value: n, At: at, Assumed: "named by the last directory of model_source " + src})
+			e.Args = append(e.Args, Arg{Name: "model", Value: n, At: at,
+				Assumed: joinNotes(fallback, "named by the last directory of model_source "+src)})
 		} else {
-			e.Args = append(e.Args, Arg{Name: "model", Value: src, At: at})
+			e.Args = append(e.Args, Arg{Name: "model", Value: src, At: at, Assumed: fallback})
 		}
 		if a, ok := kw["accelerator_type"]; ok {
-			if v, at, ok := resolve(a); ok {
+			if v, at, fallback, ok := resolve(a); ok {
 				if s, ok := v.(string); ok && s != "" {
-					e.Accelerator, e.AcceleratorAt = s, at
+					e.Accelerator, e.AcceleratorAt, e.AcceleratorAssumed = s, at, fallback
 				}
 			}
 		}
@@ -341,8 +345,8 @@ func ScriptEngines(src string, runtimeEnv any) []Engine {
 				if name == "model" {
 					continue
 				}
-				if v, at, ok := resolve(m[k]); ok {
-					e.Args = append(e.Args, Arg{Name: name, Value: v, At: at})
+				if v, at, fallback, ok := resolve(m[k]); ok {
+					e.Args = append(e.Args, Arg{Name: name, Value: v, At: at, Assumed: fallback})
 				} else {
 					e.Unknown = append(e.Unknown, name)
 				}
@@ -357,38 +361,52 @@ func ScriptEngines(src string, runtimeEnv any) []Engine {
 // environment variable read from env (the runtime_env env_vars, located
 // under envAt in the Serve config, or under ["env_vars"] of a job's
 // runtime_env when envAt is nil), else its default; int(...) and
-// float(...) convert the value as Python would.
-func resolveArg(a pyArg, env map[string]any, envAt []any) (any, Loc, bool) {
+// float(...) convert the value as Python would. fallback is set when the
+// value is the code's default for a variable env does not set: the
+// container's image or environment may set it, so the value is assumed.
+func resolveArg(a pyArg, env map[string]any, envAt []any) (v any, at Loc, fallback string, ok bool) {
 	if c, ok := a.value.(convert); ok {
-		v, at, ok := resolveArg(c.inner, env, envAt)
+		v, at, fallback, ok := resolveArg(c.inner, env, envAt)
 		if !ok {
-			return nil, Loc{}, false
+			return nil, Loc{}, "", false
 		}
 		s := strings.TrimSpace(fmt.Sprint(v))
 		if c.to == "int" {
 			n, err := strconv.ParseInt(s, 10, 64)
-			return n, at, err == nil
+			return n, at, fallback, err == nil
 		}
 		f, err := strconv.ParseFloat(s, 64)
-		return f, at, err == nil
+		return f, at, fallback, err == nil
 	}
 	if ref, ok := a.value.(envRef); ok {
 		if v, ok := env[ref.name]; ok {
 			if envAt == nil {
-				return v, Loc{In: "runtime_env", Path: []any{"env_vars", ref.name}}, true
+				return v, Loc{In: "runtime_env", Path: []any{"env_vars", ref.name}}, "", true
 			}
-			return v, serveAt(append(clone(envAt), ref.name)), true
+			return v, serveAt(append(clone(envAt), ref.name)), "", true
 		}
 		if ref.def == nil {
-			return nil, Loc{}, false
+			return nil, Loc{}, "", false
 		}
 		a = *ref.def
+		fallback = "from the code's default for env var " + ref.name + ", which runtime_env env_vars do not set (the image or the pod may)"
 	}
 	switch a.value.(type) {
 	case string, int64, float64, bool:
-		return a.value, Loc{In: "script", Off: a.off, End: a.end}, true
+		return a.value, Loc{In: "script", Off: a.off, End: a.end}, fallback, true
 	}
-	return nil, Loc{}, false
+	return nil, Loc{}, "", false
+}
+
+// joinNotes joins the reasons a value is assumed, skipping empty ones.
+func joinNotes(notes ...string) string {
+	var out []string
+	for _, n := range notes {
+		if n != "" {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // ImportModule is a Serve application whose import_path names a Python
@@ -462,13 +480,13 @@ func ModuleEngines(src string, m ImportModule) []Engine {
 			if !ok {
 				continue
 			}
-			v, at, ok := resolveArg(ma, m.Env, m.EnvAt)
+			v, at, fallback, ok := resolveArg(ma, m.Env, m.EnvAt)
 			model, _ := v.(string)
 			if !ok || model == "" || strings.Contains(model, "$") {
 				continue
 			}
 			e := Engine{App: m.App}
-			e.Args = append(e.Args, Arg{Name: "model", Value: model, At: at})
+			e.Args = append(e.Args, Arg{Name: "model", Value: model, At: at, Assumed: fallback})
 			for _, k := range value.SortedKeys(call.kw) {
 				if k == "model" || k == "**" {
 					if k == "**" {
@@ -477,8 +495,8 @@ func ModuleEngines(src string, m ImportModule) []Engine {
 					continue
 				}
 				name := strings.ReplaceAll(k, "_", "-")
-				if v, at, ok := resolveArg(call.kw[k], m.Env, m.EnvAt); ok {
-					e.Args = append(e.Args, Arg{Name: name, Value: v, At: at})
+				if v, at, fallback, ok := resolveArg(call.kw[k], m.Env, m.EnvAt); ok {
+					e.Args = append(e.Args, Arg{Name: name, Value: v, At: at, Assumed: fallback})
 				} else {
 					e.Unknown = append(e.Unknown, name)
 				}

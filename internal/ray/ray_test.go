@@ -187,8 +187,9 @@ def main():
 			{Name: "gpu-memory-utilization", Value: 0.92, At: at("0.92")},
 			{Name: "max-model-len", Value: int64(8192), At: at("8192")},
 			// int(...) of an env lookup converts its default when the
-			// runtime_env does not set it.
-			{Name: "tensor-parallel-size", Value: int64(1), At: at(`"1"`)},
+			// runtime_env does not set it: a value the image or the pod
+			// may replace, so assumed.
+			{Name: "tensor-parallel-size", Value: int64(1), At: at(`"1"`), Assumed: fallbackNote("TP")},
 		},
 	}
 	if diff := cmp.Diff(want, e); diff != "" {
@@ -237,7 +238,7 @@ class D:
 	lit := func(s string) Loc { i := strings.Index(src, s); return Loc{In: "script", Off: i, End: i + len(s)} }
 	want := []Engine{{App: serveAt([]any{"applications", 0}), Unknown: []string{"max-num-seqs"}, Args: []Arg{
 		{Name: "model", Value: "mistralai/Mistral-7B-Instruct-v0.2", At: at("MODEL_ID")},
-		{Name: "gpu-memory-utilization", Value: 0.8, At: lit(`"0.8"`)},
+		{Name: "gpu-memory-utilization", Value: 0.8, At: lit(`"0.8"`), Assumed: fallbackNote("GPU_MEMORY_UTILIZATION")},
 		{Name: "max-model-len", Value: int64(8192), At: at("MAX_MODEL_LEN")},
 		{Name: "tensor-parallel-size", Value: int64(1), At: lit("1,")},
 	}}}
@@ -270,9 +271,15 @@ deployment = D.bind(
 	i := strings.Index(src, "'8192'")
 	want := []Engine{{App: m.App, Unknown: []string{"swap-space"}, Args: []Arg{
 		{Name: "model", Value: "org/model", At: serveAt(append(append([]any(nil), m.EnvAt...), "MODEL_ID"))},
-		{Name: "max-model-len", Value: int64(8192), At: Loc{In: "script", Off: i, End: i + len("'8192'")}},
+		{Name: "max-model-len", Value: int64(8192), At: Loc{In: "script", Off: i, End: i + len("'8192'")}, Assumed: fallbackNote("MAX_MODEL_LEN")},
 	}}}
 	if diff := cmp.Diff(want, ModuleEngines(src, m)); diff != "" {
 		t.Errorf("ModuleEngines (-want +got):\n%s", diff)
 	}
+}
+
+// fallbackNote is Arg.Assumed for the code's default of an env var the
+// runtime_env does not set.
+func fallbackNote(env string) string {
+	return "from the code's default for env var " + env + ", which runtime_env env_vars do not set (the image or the pod may)"
 }

@@ -20,7 +20,8 @@ import (
 // axolotl's micro_batch_size and gradient_accumulation_steps
 // (axolotl-ai-cloud/axolotl src/axolotl/utils/schemas/training.py
 // HyperparametersConfig, commit 067b021c; normalize_config derives
-// batch_size = micro_batch_size × gradient_accumulation_steps per GPU),
+// batch_size = micro_batch_size × gradient_accumulation_steps per GPU, and
+// a written batch_size sets no accumulation: AxolotlBatchSize),
 // torchtune's batch_size and gradient_accumulation_steps
 // (pytorch/torchtune recipes/lora_finetune_single_device.py, commit
 // bd2a0fc7), and TrainingArguments' per_device_train_batch_size and
@@ -49,11 +50,10 @@ func Path(w *normalize.Workload, field string) []any {
 }
 
 // StatedAccumulation is the gradient accumulation a recipe's workload w
-// fixes: gradient_accumulation_steps where it is written, or, in axolotl,
-// the one derived from a stated batch_size (the normaliser reads it,
-// axolotlAccumulation). ok is false when the recipe leaves the
-// accumulation to its default, so the global batch moves with the micro
-// batch.
+// fixes: gradient_accumulation_steps where it is written. ok is false when
+// the recipe leaves the accumulation to its default, so the global batch
+// moves with the micro batch; an axolotl batch_size does not fix it
+// (AxolotlBatchSize).
 func StatedAccumulation(w *normalize.Workload) (int, bool) {
 	if w.Paths["batch.accumulation"] == nil {
 		return 0, false
@@ -63,16 +63,14 @@ func StatedAccumulation(w *normalize.Workload) (int, bool) {
 	return int(v), ok && isInt && v > 0
 }
 
-// AccumulationFromBatchSize reports the axolotl batch_size that states
-// the recipe's accumulation (batch_size // micro_batch_size), 0 when the
-// accumulation is written as gradient_accumulation_steps or left to its
-// default. A plan that keeps micro × accumulation writes only the micro
-// batch there: axolotl derives the accumulation again, and a written
-// gradient_accumulation_steps beside batch_size is refused (check_gas_bsz,
-// axolotl-ai-cloud/axolotl src/axolotl/utils/schemas/validation.py).
-func AccumulationFromBatchSize(w *normalize.Workload, doc any) int64 {
-	p := w.Paths["batch.accumulation"]
-	if r, _ := w.Get("recipe"); r != normalize.RecipeAxolotl || len(p) != 1 || p[0] != "batch_size" {
+// AxolotlBatchSize reports the batch_size an axolotl recipe writes instead
+// of gradient_accumulation_steps, 0 otherwise. It sets no accumulation
+// (the schema's default 1 comes first: see normalize's hfRecipe), and a
+// plan may not write gradient_accumulation_steps beside it: axolotl
+// refuses both (check_gas_bsz, axolotl-ai-cloud/axolotl
+// src/axolotl/utils/schemas/validation.py @ 067b021c).
+func AxolotlBatchSize(w *normalize.Workload, doc any) int64 {
+	if r, _ := w.Get("recipe"); r != normalize.RecipeAxolotl || w.Paths["batch.accumulation"] != nil {
 		return 0
 	}
 	m, _ := doc.(map[string]any)

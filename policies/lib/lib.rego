@@ -127,27 +127,37 @@ recipe_path(field) := p if {
 	count(p) > 0
 } else := recipe_keys[input.workload.recipe][field]
 
-# accumulation_from_batch_size is the batch_size an axolotl recipe states
-# its accumulation with (the normaliser derives gradient_accumulation_steps
-# = batch_size // micro_batch_size, as axolotl's normalize_config does):
-# a fix then writes the micro batch alone, since axolotl refuses
-# gradient_accumulation_steps beside batch_size (check_gas_bsz).
-accumulation_from_batch_size := bs if {
+# axolotl_batch_size is the batch_size an axolotl recipe writes instead of
+# gradient_accumulation_steps. It sets no accumulation: the schema's default
+# gradient_accumulation_steps 1 is in place before normalize_config would
+# derive one from it (internal/normalize hfRecipe), so the run accumulates
+# 1 step. A fix never writes gradient_accumulation_steps beside it: axolotl
+# refuses both (check_gas_bsz).
+axolotl_batch_size := bs if {
 	input.workload.recipe == "axolotl"
-	input.paths["batch.accumulation"] == ["batch_size"]
+	not input.paths["batch.accumulation"]
 	bs := input.doc.batch_size
 	is_number(bs)
 }
 
 # recipe_label names a recipe's workload field in a message: the key it is
-# read from, or how axolotl derives the accumulation from batch_size.
-recipe_label(field) := "gradient_accumulation_steps (batch_size // micro_batch_size)" if {
+# read from, or, for an axolotl accumulation beside batch_size, that it is
+# the default batch_size does not change.
+recipe_label(field) := sprintf("gradient_accumulation_steps (axolotl's default: batch_size %d does not set it)", [bs]) if {
 	field == "batch.accumulation"
-	accumulation_from_batch_size
+	bs := axolotl_batch_size
 } else := k if {
 	p := recipe_path(field)
 	k := p[count(p) - 1]
 }
+
+# recipe_where is where a finding on a recipe's workload field points: its
+# key, or, for an axolotl accumulation beside batch_size, batch_size, the
+# key the recipe meant it to come from. Fixes write recipe_path.
+recipe_where(field) := ["batch_size"] if {
+	field == "batch.accumulation"
+	axolotl_batch_size
+} else := recipe_path(field)
 
 # Fine-tuning advice comes one change at a time, so the fixes compose
 # (gpulint fix re-lints between rounds): first a 4-bit base the GPU does

@@ -143,7 +143,7 @@ findings contains f if {
 	is_number(dv)
 	rv := recipe_num(field)
 	dv != rv
-	rk := lib.recipe_path(sprintf("batch.%s", [field]))
+	rk := lib.recipe_where(sprintf("batch.%s", [field]))
 	f := lib.with_related(
 		lib.finding(rk, sprintf("%s is %d but %s is %d in %s: %s", [lib.recipe_label(sprintf("batch.%s", [field])), rv, dk, dv, ds.file, mismatch])),
 		[{"ref": "deepspeed", "path": ds.paths[sprintf("batch.%s", [field])], "message": sprintf("%s %d in %s", [dk, dv, ds.file])}],

@@ -126,19 +126,8 @@ findings contains f if {
 }
 
 # recipe_batch_fix writes the larger micro batch and the accumulation that
-# keeps the global batch; where axolotl derives the accumulation from
-# batch_size, the micro batch alone (batch_size keeps micro × accumulation
-# when it is a multiple of the micro batch).
+# keeps the global batch.
 recipe_batch_fix(f, mk, micro, acc, new_micro, fit) := lib.with_fix(
-	f,
-	sprintf("set %s to %d; axolotl then derives gradient_accumulation_steps %d from batch_size %d%s", [mk[count(mk) - 1], new_micro, acc / (new_micro / micro), bs, kept_note(micro, acc, new_micro, fit)]),
-	[lib.set_op(mk, new_micro)],
-) if {
-	bs := lib.accumulation_from_batch_size
-	bs == micro * acc
-} else := f if {
-	lib.accumulation_from_batch_size
-} else := lib.with_fix(
 	f,
 	sprintf("set %s to %d and %s to %d%s", [mk[count(mk) - 1], new_micro, ak[count(ak) - 1], acc / (new_micro / micro), kept_note(micro, acc, new_micro, fit)]),
 	[lib.set_op(mk, new_micro), lib.set_op(ak, acc / (new_micro / micro))],
