@@ -1,6 +1,7 @@
 package lint_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gpulint/gpulint/internal/golden"
 	"github.com/gpulint/gpulint/internal/lint"
@@ -69,5 +71,63 @@ func TestTerraformPools(t *testing.T) {
 			c.Want(t, "want/findings", []byte(b.String()))
 			c.Save(t)
 		})
+	}
+}
+
+// Hostile Terraform beside a manifest: a .tf over the size limit, one
+// of openers that never close, a deep directory chain. The run stays
+// bounded, and the one well-formed pool still resolves the pod's GPU.
+func TestTerraformPoolsHostile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p string, data []byte) {
+		t.Helper()
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pool := "x = [<<-EOT\n  name: gpu\n  nodePool:\n    requirements:\n      - key: karpenter.k8s.aws/instance-family\n        operator: In\n        values: [\"g5\"]\nEOT\n]\n"
+	write("infra/pool.tf", []byte(pool))
+	write("infra/huge.tf", append([]byte("# nodePool:\n"), bytes.Repeat([]byte("y = <<-EOT\nnodePool: ${\n"), 200_000)...))
+	write("infra/open.tf", append([]byte("z = <<-EOT\n"), bytes.Repeat([]byte("  nodePool: {labels: [${\"}\"}]}\n"), 20_000)...))
+	write(strings.Repeat("d/", 40)+"deep.tf", []byte(strings.Replace(pool, "g5", "p4d", 1)))
+	write("k8s/vllm.yaml", []byte(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  template:
+    spec:
+      nodeSelector:
+        NodeGroupType: gpu
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.8.5
+          args: ["--model", "meta-llama/Llama-3.1-70B-Instruct", "--max-model-len", "8192"]
+          resources:
+            limits:
+              nvidia.com/gpu: 1
+`))
+	start := time.Now()
+	res, err := newLinter(t, lint.Options{Root: dir}).Run(context.Background(), []string{filepath.Join(dir, "k8s", "vllm.yaml")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("lint took %v", d)
+	}
+	n := 0
+	for _, f := range res.Findings {
+		for _, e := range f.Evidence {
+			if e.Name == "gpu" && e.Range != nil && filepath.Base(e.Range.File) == "pool.tf" {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Errorf("no finding rests on pool.tf's g5 (the deep p4d pool is past the walk's depth); findings: %+v", res.Findings)
 	}
 }
