@@ -136,12 +136,13 @@ func tfNodePools(p string, data []byte, lim source.Limits) []nodePoolSource {
 		return nil
 	}
 	var out []nodePoolSource
+	parsed := 0
 	for _, h := range terraform.Heredocs(data, 0) {
-		if len(out) >= maxTFHeredocs {
-			break
-		}
 		if !mentionsPool(data[h.Start:h.End]) {
 			continue
+		}
+		if parsed++; parsed > maxTFHeredocs {
+			break // each parse reads the file up to the heredoc
 		}
 		f, err := h.Docs(p, data, lim)
 		if err != nil {

@@ -75,7 +75,8 @@ func TestTerraformPools(t *testing.T) {
 }
 
 // Hostile Terraform beside a manifest: a .tf over the size limit, one
-// of openers that never close, a deep directory chain. The run stays
+// of openers that never close, one of many small heredocs (each parse
+// reads the file up to its heredoc), a deep directory chain. The run stays
 // bounded, and the one well-formed pool still resolves the pod's GPU.
 func TestTerraformPoolsHostile(t *testing.T) {
 	dir := t.TempDir()
@@ -92,6 +93,7 @@ func TestTerraformPoolsHostile(t *testing.T) {
 	pool := "x = [<<-EOT\n  name: gpu\n  nodePool:\n    requirements:\n      - key: karpenter.k8s.aws/instance-family\n        operator: In\n        values: [\"g5\"]\nEOT\n]\n"
 	write("infra/pool.tf", []byte(pool))
 	write("infra/huge.tf", append([]byte("# nodePool:\n"), bytes.Repeat([]byte("y = <<-EOT\nnodePool: ${\n"), 200_000)...))
+	write("infra/many.tf", bytes.Repeat([]byte("w = <<-EOT\nnodePool: {}\nEOT\n"), 30_000))
 	write("infra/open.tf", append([]byte("z = <<-EOT\n"), bytes.Repeat([]byte("  nodePool: {labels: [${\"}\"}]}\n"), 20_000)...))
 	write(strings.Repeat("d/", 40)+"deep.tf", []byte(strings.Replace(pool, "g5", "p4d", 1)))
 	write("k8s/vllm.yaml", []byte(`apiVersion: apps/v1
