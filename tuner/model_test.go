@@ -51,6 +51,7 @@ func TestParamsExactTotals(t *testing.T) {
 		{"meta-llama/Llama-3.1-70B", 70_553_706_496, 70_553_706_496},
 		{"meta-llama/Llama-3.1-405B", 405_853_388_800, 405_853_388_800},
 		{"mistralai/Mistral-7B-v0.1", 7_241_732_096, 7_241_732_096},
+		{"mistralai/Mistral-7B-Instruct-v0.2", 7_241_732_096, 7_241_732_096}, // v0.1's shapes
 		{"mistralai/Mixtral-8x7B-v0.1", 46_702_792_704, 12_879_925_248},
 		// Llama 4 text stacks: Scout MoE in every layer, Maverick in every
 		// second (layer_step 2), each with one shared expert (Meta: 17B active).

@@ -58,6 +58,7 @@ var rules = []rule{
 	{Pkg: "internal/mig", Why: "format packages feed lint, never the reverse", Forbid: under("internal/lint", "internal/cli")},
 	{Pkg: "internal/normalize", Why: "normalisation feeds lint, never the reverse", Forbid: under("internal/lint", "internal/cli", "internal/check")},
 	{Pkg: "internal/recipe", Why: "format packages feed lint, never the reverse", Forbid: under("internal/lint", "internal/cli", "internal/check")},
+	{Pkg: "internal/terraform", Why: "format packages feed lint, never the reverse", Forbid: under("internal/lint", "internal/cli", "internal/check")},
 	{Pkg: "internal/value", Why: "value reads decoded documents for every format package and imports nothing from gpulint", Forbid: func(string) bool { return true }},
 	{Pkg: "internal/config", Why: "the project file feeds lint, never the reverse", Forbid: under("internal/lint", "internal/cli")},
 	{Pkg: "internal/check", Why: "check never imports report", Forbid: under("internal/report")},

@@ -59,12 +59,15 @@ type relatedIndex struct {
 	// nodePools are the Karpenter NodePools of a directory and its direct
 	// subdirectories (related_nodepool.go), read with edges.
 	nodePools map[string][]nodePoolSource
+	// tfPools are the Karpenter pools the Terraform files under a lint
+	// root declare (related_nodepool.go), read once per root.
+	tfPools map[string][]nodePoolSource
 }
 
 func newRelatedIndex() *relatedIndex {
 	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{},
 		configMaps: map[string][]configMapSource{},
-		nodePools:  map[string][]nodePoolSource{}}
+		nodePools:  map[string][]nodePoolSource{}, tfPools: map[string][]nodePoolSource{}}
 }
 
 // launcherFor returns the Accelerate config in the DeepSpeed file's

@@ -97,6 +97,32 @@ type launchLink struct {
 	packed *configMapSource
 }
 
+// repoRoot returns the repository above abs: Options.Root when it holds
+// abs, else the nearest directory above holding .git or .gpulint.yaml at
+// any depth, else rootFor's answer. A cluster's node pools are the whole
+// repository's (infra/ beside blueprints/inference/gpu/<app>/), so a
+// pool lookup reaches the repository root even where the launch graph,
+// bounded by rootLevels, does not.
+func (l *Linter) repoRoot(abs string) string {
+	if l.opts.Root != "" {
+		if r, err := filepath.Abs(l.opts.Root); err == nil && within(filepath.Dir(abs), r) {
+			return r
+		}
+	}
+	for d := filepath.Dir(abs); ; {
+		for _, marker := range []string{".git", ".gpulint.yaml"} {
+			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
+				return d
+			}
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return l.rootFor(abs)
+		}
+		d = up
+	}
+}
+
 // rootFor returns the lint root above path.
 func (l *Linter) rootFor(abs string) string {
 	dir := filepath.Dir(abs)
