@@ -61,43 +61,28 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	l.deps.Engine.Warm(string(fr.Kind))
 	subjects, fs := l.subjects(f, fr.Kind, proj)
 	fr.Findings = append(fr.Findings, fs...)
-	params := l.ruleParams(proj)
-	headroom := headroomParam(params)
-	for _, s := range subjects {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			fr.Findings = append(fr.Findings, l.timeoutFinding(s, "checking this file", timeout))
-			fr.incomplete = true
-			break
-		}
-		s.tgt.Headroom = headroom
-		s.tgt = s.withRelease(s.tgt)
-		if s.launcher != nil && s.tgt.GPUsAt != nil {
-			fr.related = append(fr.related, s.launcher.digest())
-		}
-		if s.deepspeed != nil {
-			fr.related = append(fr.related, s.deepspeed.digest())
-		}
-		for _, r := range s.linked {
-			fr.related = append(fr.related, r.digest())
-		}
-		fr.Findings = append(fr.Findings, l.overrideFindings(s)...)
-		found, cut, err := l.evaluate(ctx, s, params)
-		if err != nil {
-			return fr, err
-		}
-		fr.incomplete = fr.incomplete || cut
-		fr.Sizing = tighter(fr.Sizing, s.sizing)
-		tuned := l.tuneFindings(s)
-		attachPlanFix(found, tuned)
-		fr.Findings = append(fr.Findings, found...)
-		fr.Findings = append(fr.Findings, tuned...)
+	found, z, rel, incomplete, err := l.evaluateSubjects(ctx, subjects, proj)
+	if err != nil {
+		return fr, err
 	}
+	fr.Findings = append(fr.Findings, found...)
+	fr.Sizing, fr.related = z, append(fr.related, rel...)
+	fr.incomplete = fr.incomplete || incomplete
 	if fr.Kind == source.KindKubernetes {
 		// A container that launches a recipe of the repository: the
 		// recipe's verdict is the manifest's too.
 		z, rel := l.launchedSizing(ctx, path)
 		fr.Sizing = tighter(fr.Sizing, z)
 		fr.related = append(fr.related, rel...)
+		// An overlay's patch that states the hardware: the workload
+		// kustomize composes from it and its bases.
+		kf, kz, krel, err := l.composedFindings(ctx, path, proj)
+		if err != nil {
+			return fr, err
+		}
+		fr.Findings = append(fr.Findings, kf...)
+		fr.Sizing = tighter(fr.Sizing, kz)
+		fr.related = append(fr.related, krel...)
 	}
 	fr.Findings, fr.ignored = proj.Filter(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)
@@ -271,4 +256,47 @@ func (l *Linter) commentHardware(f *source.File) *commentTarget {
 		return nil
 	}
 	return &commentTarget{hw: hw, at: finding.Range{File: f.Path, Start: f.PosAt(hw.Start), End: f.PosAt(hw.End)}}
+}
+
+// evaluateSubjects runs the rules and the tuner on a file's subjects: the
+// findings, the tightest sizing, the other files the result rests on,
+// and whether the evaluation timeout cut it short.
+func (l *Linter) evaluateSubjects(ctx context.Context, subjects []*subject, proj *config.Project) ([]finding.Finding, *Sizing, []relatedFile, bool, error) {
+	var out []finding.Finding
+	var sizing *Sizing
+	var related []relatedFile
+	incomplete := false
+	_, timeout := l.limits(proj)
+	params := l.ruleParams(proj)
+	headroom := headroomParam(params)
+	for _, s := range subjects {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			out = append(out, l.timeoutFinding(s, "checking this file", timeout))
+			incomplete = true
+			break
+		}
+		s.tgt.Headroom = headroom
+		s.tgt = s.withRelease(s.tgt)
+		if s.launcher != nil && s.tgt.GPUsAt != nil {
+			related = append(related, s.launcher.digest())
+		}
+		if s.deepspeed != nil {
+			related = append(related, s.deepspeed.digest())
+		}
+		for _, r := range s.linked {
+			related = append(related, r.digest())
+		}
+		out = append(out, l.overrideFindings(s)...)
+		found, cut, err := l.evaluate(ctx, s, params)
+		if err != nil {
+			return nil, nil, nil, false, err
+		}
+		incomplete = incomplete || cut
+		sizing = tighter(sizing, s.sizing)
+		tuned := l.tuneFindings(s)
+		attachPlanFix(found, tuned)
+		out = append(out, found...)
+		out = append(out, tuned...)
+	}
+	return out, sizing, related, incomplete, nil
 }

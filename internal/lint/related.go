@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/kustomize"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/source"
 )
@@ -59,12 +60,14 @@ type relatedIndex struct {
 	// nodePools are the Karpenter NodePools of a directory and its direct
 	// subdirectories (related_nodepool.go), read with edges.
 	nodePools map[string][]nodePoolSource
+	// builds are the kustomizations composed (kustomize.go), by file.
+	builds map[string]*kustomize.Build
 }
 
 func newRelatedIndex() *relatedIndex {
 	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{},
 		configMaps: map[string][]configMapSource{},
-		nodePools:  map[string][]nodePoolSource{}}
+		nodePools:  map[string][]nodePoolSource{}, builds: map[string]*kustomize.Build{}}
 }
 
 // launcherFor returns the Accelerate config in the DeepSpeed file's

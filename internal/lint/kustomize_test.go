@@ -1,0 +1,206 @@
+package lint_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/gpulint/gpulint/internal/lint"
+)
+
+// kustomizeBase is a vLLM Deployment whose args read the model, its
+// length and memory share from ConfigMap runtime through $(VAR)
+// references, and whose GPU a patch states.
+const kustomizeBase = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  template:
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.10.1
+          args:
+            - "--model=gs://$(BUCKET)/$(MODEL_ID)"
+            - "--max-model-len=$(MAX_MODEL_LEN)"
+            - "--gpu-memory-utilization=0.9"
+          env:
+            - name: MODEL_ID
+              valueFrom:
+                configMapKeyRef:
+                  name: runtime
+                  key: MODEL_ID
+            - name: MAX_MODEL_LEN
+              valueFrom:
+                configMapKeyRef:
+                  name: runtime
+                  key: MAX_MODEL_LEN
+            - name: BUCKET
+              valueFrom:
+                configMapKeyRef:
+                  name: buckets
+                  key: BUCKET
+          resources:
+            limits:
+              nvidia.com/gpu: "1"
+`
+
+const kustomizePatch = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-l4
+`
+
+// TestKustomizeOverlay composes base + overlay + env file and sizes the
+// pod on the overlay's patch that states the GPU.
+func TestKustomizeOverlay(t *testing.T) {
+	overlay := "resources:\n  - ../../base\nnameSuffix: -l4\nconfigMapGenerator:\n  - name: runtime\n    envs:\n      - runtime.env\npatches:\n  - path: patch-gpu.yaml\n"
+	tests := []struct {
+		name  string
+		files map[string]string
+		// want maps each sized file to its GPU, model and sources.
+		want map[string]string
+		// wantFinding is a rule id the patch file must carry with the
+		// env file among its related locations; empty: none. (131072
+		// tokens of Llama 3.1 8B do not fit one L4: the tuner proposes
+		// a length that does.)
+		wantFinding string
+	}{
+		{
+			name: "the patch that states the GPU carries the composed verdict",
+			files: map[string]string{
+				"base/kustomization.yaml":        "resources:\n  - deployment.yaml\n",
+				"base/deployment.yaml":           kustomizeBase,
+				"overlays/l4/kustomization.yaml": overlay,
+				"overlays/l4/patch-gpu.yaml":     kustomizePatch,
+				"overlays/l4/runtime.env":        "# served model\nMODEL_ID=meta-llama/Llama-3.1-8B-Instruct\nMAX_MODEL_LEN=131072\n",
+			},
+			want: map[string]string{
+				"overlays/l4/patch-gpu.yaml": "L4 gs://$(BUCKET)/meta-llama/Llama-3.1-8B-Instruct kustomization@overlays/l4/kustomization.yaml:1 base@base/deployment.yaml:8 patch@overlays/l4/patch-gpu.yaml:1 env@overlays/l4/runtime.env:2",
+			},
+			wantFinding: "TUNE001",
+		},
+		{
+			name: "a length the env file leaves out leaves the pod unsized",
+			files: map[string]string{
+				"base/kustomization.yaml":        "resources:\n  - deployment.yaml\n",
+				"base/deployment.yaml":           kustomizeBase,
+				"overlays/l4/kustomization.yaml": overlay,
+				"overlays/l4/patch-gpu.yaml":     kustomizePatch,
+				"overlays/l4/runtime.env":        "MODEL_ID=meta-llama/Llama-3.1-8B-Instruct\nMAX_MODEL_LEN\n",
+			},
+			want: map[string]string{},
+		},
+		{
+			name: "a base that includes itself is read once, without a hang",
+			files: map[string]string{
+				"base/kustomization.yaml":        "resources:\n  - deployment.yaml\n  - ../base\n  - ../overlays/l4\n",
+				"base/deployment.yaml":           kustomizeBase,
+				"overlays/l4/kustomization.yaml": overlay,
+				"overlays/l4/patch-gpu.yaml":     kustomizePatch,
+				"overlays/l4/runtime.env":        "MODEL_ID=meta-llama/Llama-3.1-8B-Instruct\nMAX_MODEL_LEN=131072\n",
+			},
+			want: map[string]string{
+				"overlays/l4/patch-gpu.yaml": "L4 gs://$(BUCKET)/meta-llama/Llama-3.1-8B-Instruct kustomization@overlays/l4/kustomization.yaml:1 base@base/deployment.yaml:8 patch@overlays/l4/patch-gpu.yaml:1 env@overlays/l4/runtime.env:1",
+			},
+			wantFinding: "TUNE001",
+		},
+		{
+			name: "a missing base and a remote one leave nothing to size",
+			files: map[string]string{
+				"overlays/l4/kustomization.yaml": "resources:\n  - ../../nowhere\n  - https://github.com/acme/base//vllm?ref=v1\nconfigMapGenerator:\n  - name: runtime\n    envs:\n      - runtime.env\npatches:\n  - path: patch-gpu.yaml\n",
+				"overlays/l4/patch-gpu.yaml":     kustomizePatch,
+				"overlays/l4/runtime.env":        "MODEL_ID=meta-llama/Llama-3.1-8B-Instruct\n",
+			},
+			want: map[string]string{},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for name, data := range tc.files {
+				p := filepath.Join(dir, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if strings.HasSuffix(name, ".yaml") {
+					names = append(names, name)
+				}
+			}
+			sort.Strings(names)
+			t.Chdir(dir)
+			l := newLinter(t, lint.Options{})
+			res, err := l.Run(context.Background(), names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, f := range res.Files {
+				if f.Sizing == nil {
+					continue
+				}
+				parts := []string{f.Sizing.GPU, f.Sizing.Model}
+				for _, r := range f.Sizing.Related {
+					parts = append(parts, fmt.Sprintf("%s@%s:%d", r.Role, filepath.ToSlash(r.File), r.Line))
+				}
+				got[filepath.ToSlash(f.Path)] = strings.Join(parts, " ")
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("sizing (-want +got):\n%s", diff)
+			}
+			var found bool
+			for _, f := range res.Findings {
+				if filepath.ToSlash(f.Range.File) != "overlays/l4/patch-gpu.yaml" || f.Rule != tc.wantFinding {
+					continue
+				}
+				if f.Range.Start.Line != 9 {
+					t.Errorf("%s at line %d, want the node selector's line 9", f.Rule, f.Range.Start.Line)
+				}
+				if len(f.Fixes) != 0 {
+					t.Errorf("%s offers fixes that would edit the composed text", f.Rule)
+				}
+				var rel []string
+				for _, r := range f.Related {
+					rel = append(rel, fmt.Sprintf("%s:%d", filepath.ToSlash(r.Range.File), r.Range.Start.Line))
+				}
+				for _, w := range []string{"overlays/l4/runtime.env:", "base/deployment.yaml:13", "overlays/l4/kustomization.yaml:1"} {
+					if !strings.Contains(strings.Join(rel, " "), w) {
+						t.Errorf("%s related %v lacks %s", f.Rule, rel, w)
+					}
+				}
+				found = true
+			}
+			if tc.wantFinding != "" && !found {
+				var all []string
+				for _, f := range res.Findings {
+					all = append(all, fmt.Sprintf("%s:%d %s", f.Range.File, f.Range.Start.Line, f.Rule))
+				}
+				t.Errorf("no %s on the patch; findings: %v", tc.wantFinding, all)
+			}
+			for _, f := range res.Findings {
+				if filepath.ToSlash(f.Range.File) == "overlays/l4/patch-gpu.yaml" && tc.wantFinding == "" && len(f.Evidence) > 0 {
+					t.Errorf("unexpected sized finding on the patch: %s %s", f.Rule, f.Message)
+				}
+			}
+		})
+	}
+}
