@@ -146,7 +146,7 @@ func (b *builder) load(p string, at finding.Range) *source.File {
 	}
 	f, err := source.Parse(p, data, b.o.Limits)
 	if err != nil || f == nil {
-		b.note(at, "%s does not parse: not composed", p)
+		b.note(at, "%s does not parse: not composed", filepath.Base(p))
 		return nil
 	}
 	return f
@@ -162,16 +162,16 @@ func (b *builder) readFile(p string, at finding.Range) []byte {
 	}
 	st, err := os.Stat(p)
 	if err != nil || !st.Mode().IsRegular() {
-		b.note(at, "%s not found: kustomize build would fail; composed without it", p)
+		b.note(at, "%s not found: kustomize build would fail; composed without it", filepath.Base(p))
 		return nil
 	}
 	if st.Size() > b.o.Limits.MaxBytes {
-		b.note(at, "%s is over %d bytes: not read", p, b.o.Limits.MaxBytes)
+		b.note(at, "%s is over %d bytes: not read", filepath.Base(p), b.o.Limits.MaxBytes)
 		return nil
 	}
 	data, err := os.ReadFile(p)
 	if err != nil {
-		b.note(at, "%s cannot be read: %v", p, err)
+		b.note(at, "%s cannot be read", filepath.Base(p))
 		return nil
 	}
 	if !b.read[p] {
