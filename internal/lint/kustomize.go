@@ -138,8 +138,9 @@ func (c composed) at(r finding.Range) (kustomize.Line, bool) {
 	return c.lines[r.Start.Line-1], true
 }
 
-// hardware finds where the composed pod states its GPU (its node
-// selector or affinity, else its GPU limit) and reports whether the
+// hardware finds where the composed pod states its GPU (a node selector
+// or affinity the hardware table knows, a GKE ComputeClass it selects,
+// else its GPU limit) and reports whether the
 // verdict belongs to the file at abs: the patch that states it, or the
 // kustomization k when none of its own patches does.
 func (c composed) hardware(abs, k string) (finding.Range, bool) {
@@ -155,6 +156,8 @@ func (c composed) hardware(abs, k string) (finding.Range, bool) {
 			path = p.ProductAt
 		case len(p.Hints) > 0:
 			path = p.Hints[0].Path
+		case p.NodeSelector[kube.ComputeClassLabel] != "":
+			path = append(clone(p.Path), "nodeSelector", kube.ComputeClassLabel)
 		default:
 			for _, ct := range p.Containers {
 				if ct.GPUPath != nil {

@@ -62,12 +62,16 @@ type relatedIndex struct {
 	nodePools map[string][]nodePoolSource
 	// builds are the kustomizations composed (kustomize.go), by file.
 	builds map[string]*kustomize.Build
+	// classes are the GKE ComputeClasses of a repository, by its root
+	// (related_computeclass.go).
+	classes map[string][]classSource
 }
 
 func newRelatedIndex() *relatedIndex {
 	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{},
 		configMaps: map[string][]configMapSource{},
-		nodePools:  map[string][]nodePoolSource{}, builds: map[string]*kustomize.Build{}}
+		nodePools:  map[string][]nodePoolSource{}, builds: map[string]*kustomize.Build{},
+		classes: map[string][]classSource{}}
 }
 
 // launcherFor returns the Accelerate config in the DeepSpeed file's
