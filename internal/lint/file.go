@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/kustomize"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/internal/source"
@@ -50,6 +52,16 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	if fr.Kind == source.KindUnknown && perr != nil {
 		fr.Kind = source.DetectText(data)
 	}
+	if fr.Kind == source.KindUnknown && perr == nil && kustomize.IsKustomization(filepath.Base(path)) {
+		// A kustomization that leaves out apiVersion and kind, as
+		// kustomize allows: what it composes is a Kubernetes workload.
+		if err := l.addComposed(ctx, &fr, path, proj); err != nil {
+			return fr, err
+		}
+		if len(fr.Findings) > 0 || fr.Sizing != nil {
+			fr.Kind = source.KindKubernetes
+		}
+	}
 	if fr.Kind == source.KindUnknown {
 		// A file that did not parse whole and could not be classified
 		// still reports its syntax error; a valid unknown file is skipped.
@@ -76,13 +88,9 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		fr.related = append(fr.related, rel...)
 		// An overlay's patch that states the hardware: the workload
 		// kustomize composes from it and its bases.
-		kf, kz, krel, err := l.composedFindings(ctx, path, proj)
-		if err != nil {
+		if err := l.addComposed(ctx, &fr, path, proj); err != nil {
 			return fr, err
 		}
-		fr.Findings = append(fr.Findings, kf...)
-		fr.Sizing = tighter(fr.Sizing, kz)
-		fr.related = append(fr.related, krel...)
 	}
 	fr.Findings, fr.ignored = proj.Filter(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)

@@ -129,6 +129,19 @@ func (l *Linter) composedFindings(ctx context.Context, path string, proj *config
 	return out, best, rel, nil
 }
 
+// addComposed adds to a file's result what composing its kustomization
+// reports on it.
+func (l *Linter) addComposed(ctx context.Context, fr *FileResult, path string, proj *config.Project) error {
+	kf, kz, krel, err := l.composedFindings(ctx, path, proj)
+	if err != nil {
+		return err
+	}
+	fr.Findings = append(fr.Findings, kf...)
+	fr.Sizing = tighter(fr.Sizing, kz)
+	fr.related = append(fr.related, krel...)
+	return nil
+}
+
 // at maps a range of the rendered manifest to where its line's value was
 // written; ok is false for a range of another file.
 func (c composed) at(r finding.Range) (kustomize.Line, bool) {

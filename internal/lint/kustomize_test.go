@@ -93,6 +93,18 @@ func TestKustomizeOverlay(t *testing.T) {
 			wantFinding: "TUNE001",
 		},
 		{
+			name: "a base that states the GPU: the overlay's kustomization, without apiVersion and kind, carries the verdict",
+			files: map[string]string{
+				"base/kustomization.yaml":        "resources:\n  - deployment.yaml\n",
+				"base/deployment.yaml":           strings.Replace(kustomizeBase, "    spec:\n      containers:", "    spec:\n      nodeSelector:\n        cloud.google.com/gke-accelerator: nvidia-l4\n      containers:", 1),
+				"overlays/l4/kustomization.yaml": "resources:\n  - ../../base\nconfigMapGenerator:\n  - name: runtime\n    envs:\n      - runtime.env\n",
+				"overlays/l4/runtime.env":        "MODEL_ID=meta-llama/Llama-3.1-8B-Instruct\nMAX_MODEL_LEN=131072\n",
+			},
+			want: map[string]string{
+				"overlays/l4/kustomization.yaml": "L4 gs://$(BUCKET)/meta-llama/Llama-3.1-8B-Instruct kustomization@overlays/l4/kustomization.yaml:1 base@base/deployment.yaml:1 env@overlays/l4/runtime.env:1",
+			},
+		},
+		{
 			name: "a length the env file leaves out leaves the pod unsized",
 			files: map[string]string{
 				"base/kustomization.yaml":        "resources:\n  - deployment.yaml\n",
