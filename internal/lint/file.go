@@ -19,6 +19,13 @@ import (
 // detection needs no file name, and the project file is looked up from
 // path's directory.
 func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileResult, error) {
+	return l.lintBytes(ctx, path, data, true)
+}
+
+// lintBytes lints one file; compose adds what composing the file's
+// kustomization reports on it (kustomize.go), which reads the other
+// files of the kustomization alone, without composing.
+func (l *Linter) lintBytes(ctx context.Context, path string, data []byte, compose bool) (FileResult, error) {
 	fr := FileResult{Path: path, Kind: source.KindUnknown, Data: data}
 	if isShellScript(path) {
 		// A launch script is context for the configs it names
@@ -52,7 +59,7 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	if fr.Kind == source.KindUnknown && perr != nil {
 		fr.Kind = source.DetectText(data)
 	}
-	if fr.Kind == source.KindUnknown && perr == nil && kustomize.IsKustomization(filepath.Base(path)) {
+	if fr.Kind == source.KindUnknown && perr == nil && compose && kustomize.IsKustomization(filepath.Base(path)) {
 		// A kustomization that leaves out apiVersion and kind, as
 		// kustomize allows: what it composes is a Kubernetes workload.
 		if err := l.addComposed(ctx, &fr, path, proj); err != nil {
@@ -88,8 +95,10 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 		fr.related = append(fr.related, rel...)
 		// An overlay's patch that states the hardware: the workload
 		// kustomize composes from it and its bases.
-		if err := l.addComposed(ctx, &fr, path, proj); err != nil {
-			return fr, err
+		if compose {
+			if err := l.addComposed(ctx, &fr, path, proj); err != nil {
+				return fr, err
+			}
 		}
 	}
 	fr.Findings, fr.ignored = proj.Filter(path, finding.Sort(fr.Findings))

@@ -24,10 +24,10 @@ import (
 // manifest. The verdicts are reported on the overlay's file that states
 // the hardware (a patch of the kustomization), or on the kustomization
 // when the hardware comes from a base, each with the files every value
-// came from as related locations. Only verdicts that rest on inputs (a
-// finding with evidence or a memory estimate) are reported: what a single
-// file shows is reported on that file already. Their fixes are dropped:
-// they would edit the composed text, not the files.
+// came from as related locations. Only what composing adds is reported:
+// a rule that fires on one of the files the workload is composed from,
+// linted alone, reports there already. The fixes are dropped: they would
+// edit the composed text, not the files.
 
 // composed is one resource of a kustomization, rendered as a manifest.
 type composed struct {
@@ -112,8 +112,9 @@ func (l *Linter) composedFindings(ctx context.Context, path string, proj *config
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		alone := l.aloneRules(ctx, c.files())
 		for _, f := range fs {
-			if len(f.Evidence) == 0 && f.Memory == nil {
+			if alone[f.Rule] {
 				continue
 			}
 			out = append(out, c.remap(f, hw, path, abs))
@@ -140,6 +141,48 @@ func (l *Linter) addComposed(ctx context.Context, fr *FileResult, path string, p
 	fr.Sizing = tighter(fr.Sizing, kz)
 	fr.related = append(fr.related, krel...)
 	return nil
+}
+
+// aloneRules lints each file alone (without composing), once per run,
+// and returns the rules that fired on any of them.
+func (l *Linter) aloneRules(ctx context.Context, files []string) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range files {
+		l.related.mu.Lock()
+		rules, ok := l.related.alone[p]
+		l.related.mu.Unlock()
+		if !ok {
+			lim, _ := l.limits(l.project(p))
+			if data, err := readLimited(p, lim.MaxBytes); err == nil {
+				if fr, err := l.lintBytes(ctx, p, data, false); err == nil {
+					for _, f := range fr.Findings {
+						rules = append(rules, f.Rule)
+					}
+				}
+			}
+			l.related.mu.Lock()
+			l.related.alone[p] = rules
+			l.related.mu.Unlock()
+		}
+		for _, r := range rules {
+			out[r] = true
+		}
+	}
+	return out
+}
+
+// files lists the files the composed resource holds values of.
+func (c composed) files() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, ln := range c.lines {
+		if !seen[ln.At.File] {
+			seen[ln.At.File] = true
+			out = append(out, ln.At.File)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // at maps a range of the rendered manifest to where its line's value was

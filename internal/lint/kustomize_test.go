@@ -74,9 +74,12 @@ func TestKustomizeOverlay(t *testing.T) {
 		want map[string]string
 		// wantFinding is a rule id the patch file must carry with the
 		// env file among its related locations; empty: none. (131072
-		// tokens of Llama 3.1 8B do not fit one L4: the tuner proposes
-		// a length that does.)
+		// tokens of Llama 3.1 8B do not fit one L4's KV cache, which
+		// only the composed pod shows.)
 		wantFinding string
+		// wantAlone is a rule that fires on the base alone and must not
+		// be repeated on the overlay.
+		wantAlone string
 	}{
 		{
 			name: "the patch that states the GPU carries the composed verdict",
@@ -90,7 +93,7 @@ func TestKustomizeOverlay(t *testing.T) {
 			want: map[string]string{
 				"overlays/l4/patch-gpu.yaml": "L4 gs://$(BUCKET)/meta-llama/Llama-3.1-8B-Instruct kustomization@overlays/l4/kustomization.yaml:1 base@base/deployment.yaml:8 patch@overlays/l4/patch-gpu.yaml:1 env@overlays/l4/runtime.env:2",
 			},
-			wantFinding: "TUNE001",
+			wantFinding: "VLLM003",
 		},
 		{
 			name: "a base that states the GPU: the overlay's kustomization, without apiVersion and kind, carries the verdict",
@@ -103,6 +106,20 @@ func TestKustomizeOverlay(t *testing.T) {
 			want: map[string]string{
 				"overlays/l4/kustomization.yaml": "L4 gs://$(BUCKET)/meta-llama/Llama-3.1-8B-Instruct kustomization@overlays/l4/kustomization.yaml:1 base@base/deployment.yaml:1 env@overlays/l4/runtime.env:1",
 			},
+		},
+		{
+			name: "what the base shows alone is not repeated on the overlay",
+			files: map[string]string{
+				"base/kustomization.yaml":        "resources:\n  - deployment.yaml\n",
+				"base/deployment.yaml":           strings.Replace(kustomizeBase, `nvidia.com/gpu: "1"`, `nvidia.com/gpu: "2"`, 1),
+				"overlays/l4/kustomization.yaml": overlay,
+				"overlays/l4/patch-gpu.yaml":     kustomizePatch,
+				"overlays/l4/runtime.env":        "MODEL_ID=meta-llama/Llama-3.1-8B-Instruct\nMAX_MODEL_LEN=8192\n",
+			},
+			want: map[string]string{
+				"overlays/l4/patch-gpu.yaml": "L4 gs://$(BUCKET)/meta-llama/Llama-3.1-8B-Instruct kustomization@overlays/l4/kustomization.yaml:1 base@base/deployment.yaml:8 patch@overlays/l4/patch-gpu.yaml:1 env@overlays/l4/runtime.env:1",
+			},
+			wantAlone: "K8S002",
 		},
 		{
 			name: "a length the env file leaves out leaves the pod unsized",
@@ -127,7 +144,7 @@ func TestKustomizeOverlay(t *testing.T) {
 			want: map[string]string{
 				"overlays/l4/patch-gpu.yaml": "L4 gs://$(BUCKET)/meta-llama/Llama-3.1-8B-Instruct kustomization@overlays/l4/kustomization.yaml:1 base@base/deployment.yaml:8 patch@overlays/l4/patch-gpu.yaml:1 env@overlays/l4/runtime.env:1",
 			},
-			wantFinding: "TUNE001",
+			wantFinding: "VLLM003",
 		},
 		{
 			name: "a missing base and a remote one leave nothing to size",
@@ -208,10 +225,21 @@ func TestKustomizeOverlay(t *testing.T) {
 				}
 				t.Errorf("no %s on the patch; findings: %v", tc.wantFinding, all)
 			}
+			onBase := false
 			for _, f := range res.Findings {
+				if tc.wantAlone != "" && f.Rule == tc.wantAlone {
+					if filepath.ToSlash(f.Range.File) == "base/deployment.yaml" {
+						onBase = true
+					} else {
+						t.Errorf("%s of the base repeated on %s", f.Rule, f.Range.File)
+					}
+				}
 				if filepath.ToSlash(f.Range.File) == "overlays/l4/patch-gpu.yaml" && tc.wantFinding == "" && len(f.Evidence) > 0 {
 					t.Errorf("unexpected sized finding on the patch: %s %s", f.Rule, f.Message)
 				}
+			}
+			if tc.wantAlone != "" && !onBase {
+				t.Errorf("%s does not fire on the base alone: the case shows nothing", tc.wantAlone)
 			}
 		})
 	}

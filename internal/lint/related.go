@@ -65,13 +65,16 @@ type relatedIndex struct {
 	// classes are the GKE ComputeClasses of a repository, by its root
 	// (related_computeclass.go).
 	classes map[string][]classSource
+	// alone are the rules that fire on a file linted without composing
+	// its kustomization (kustomize.go), by file.
+	alone map[string][]string
 }
 
 func newRelatedIndex() *relatedIndex {
 	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{},
 		configMaps: map[string][]configMapSource{},
 		nodePools:  map[string][]nodePoolSource{}, builds: map[string]*kustomize.Build{},
-		classes: map[string][]classSource{}}
+		classes: map[string][]classSource{}, alone: map[string][]string{}}
 }
 
 // launcherFor returns the Accelerate config in the DeepSpeed file's
