@@ -105,6 +105,7 @@ func Find(dir string) string {
 
 type builder struct {
 	o      Options
+	parsed map[string]*source.File
 	read   map[string]bool
 	files  []string
 	notes  []Note
@@ -128,7 +129,7 @@ func BuildFile(path string, o Options) *Build {
 	if o.Limits.MaxBytes <= 0 {
 		o.Limits = source.DefaultLimits()
 	}
-	b := &builder{o: o, read: map[string]bool{}, active: map[string]bool{}}
+	b := &builder{o: o, read: map[string]bool{}, active: map[string]bool{}, parsed: map[string]*source.File{}}
 	res, patches := b.build(path, 0)
 	expandAll(res)
 	return &Build{Path: path, Resources: res, Patches: patches, Notes: b.notes, Files: b.files}
@@ -140,6 +141,9 @@ func (b *builder) note(at finding.Range, format string, args ...any) {
 
 // load reads and parses a file within the limits.
 func (b *builder) load(p string, at finding.Range) *source.File {
+	if f, ok := b.parsed[p]; ok {
+		return f
+	}
 	data := b.readFile(p, at)
 	if data == nil {
 		return nil
@@ -149,6 +153,7 @@ func (b *builder) load(p string, at finding.Range) *source.File {
 		b.note(at, "%s does not parse: not composed", filepath.Base(p))
 		return nil
 	}
+	b.parsed[p] = f
 	return f
 }
 
@@ -215,9 +220,21 @@ func (b *builder) build(kpath string, depth int) ([]*Resource, []string) {
 	defer delete(b.active, dir)
 	k := fromSource(kpath, root)
 	var res []*Resource
+	ids := map[string]bool{}
 	for _, field := range []string{"resources", "bases"} {
 		for _, it := range k.Get(field).items() {
-			res = append(res, b.resource(dir, it, depth)...)
+			for _, r := range b.resource(dir, it, depth) {
+				// kustomize refuses a second resource of the same kind
+				// and name ("may not add resource with an already
+				// registered id", api/resmap/reswrangler.go Append).
+				id := r.Kind + "/" + r.Name
+				if ids[id] {
+					b.note(it.At, "%s %s is listed twice, which kustomize build refuses: read once", r.Kind, r.Name)
+					continue
+				}
+				ids[id] = true
+				res = append(res, r)
+			}
 		}
 	}
 	res = b.generate(dir, k, res)

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -242,5 +243,57 @@ func TestKustomizeOverlay(t *testing.T) {
 				t.Errorf("%s does not fire on the base alone: the case shows nothing", tc.wantAlone)
 			}
 		})
+	}
+}
+
+// TestKustomizeHostile: cycles between overlays, a directory that links
+// to itself, a kustomization of garbage, a patch that is a directory and
+// a thousand resources of one file end in a result, never an error, a
+// panic or a hang.
+func TestKustomizeHostile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	many := "resources:\n" + strings.Repeat("  - deployment.yaml\n", 1000) + "patches:\n  - path: patch-gpu.yaml\n  - path: sub\n"
+	files := map[string]string{
+		"a/kustomization.yaml":    "resources: [../b, ../loop]\npatches:\n  - path: patch-gpu.yaml\n",
+		"a/patch-gpu.yaml":        kustomizePatch,
+		"b/kustomization.yaml":    "resources: [../a, deployment.yaml]\n",
+		"b/deployment.yaml":       kustomizeBase,
+		"loop/kustomization.yaml": "resources: [self]\n",
+		"g/kustomization.yaml":    "\x00\xff{[garbage: : :\n",
+		"g/patch-gpu.yaml":        kustomizePatch,
+		"m/kustomization.yaml":    many,
+		"m/deployment.yaml":       kustomizeBase,
+		"m/patch-gpu.yaml":        kustomizePatch,
+		"m/sub/x.yaml":            "a: 1\n",
+	}
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(dir, "loop"), filepath.Join(dir, "loop", "self")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	l := newLinter(t, lint.Options{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := l.Run(context.Background(), []string{"a/patch-gpu.yaml", "g/patch-gpu.yaml", "m/patch-gpu.yaml", "m/kustomization.yaml"})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("composing hostile kustomizations did not finish in 20 s")
 	}
 }
