@@ -65,6 +65,10 @@ type Build struct {
 	// (absolute), not its bases'.
 	Patches []string
 	Notes   []Note
+	// Unsure marks a build that something it does not apply may change
+	// where sizing reads (a JSON6902 patch, a replacement or var aimed
+	// at a pod spec, components): its workloads are not to be sized.
+	Unsure bool
 	// Files are every file read, for the result cache.
 	Files []string
 }
@@ -112,6 +116,7 @@ type builder struct {
 	active map[string]bool // kustomization directories being built
 	count  int
 	full   bool // a limit stopped the build
+	unsure bool
 }
 
 // BuildFile composes the kustomization at path (absolute). It never
@@ -132,7 +137,7 @@ func BuildFile(path string, o Options) *Build {
 	b := &builder{o: o, read: map[string]bool{}, active: map[string]bool{}, parsed: map[string]*source.File{}}
 	res, patches := b.build(path, 0)
 	expandAll(res)
-	return &Build{Path: path, Resources: res, Patches: patches, Notes: b.notes, Files: b.files}
+	return &Build{Path: path, Resources: res, Patches: patches, Notes: b.notes, Files: b.files, Unsure: b.unsure || b.full}
 }
 
 func (b *builder) note(at finding.Range, format string, args ...any) {
@@ -264,9 +269,51 @@ func (b *builder) build(kpath string, depth int) ([]*Resource, []string) {
 			b.apply(res, d, it.Get("target"), it.At)
 		}
 	}
+	b.unapplied(k)
 	images(res, k.Get("images"))
 	rename(res, k.Get("namePrefix").String(), k.Get("nameSuffix").String())
 	return res, patches
+}
+
+// unapplied notes what a kustomization holds that the build does not
+// apply, and marks it unsure where that may change a pod spec: a
+// patchesJson6902 entry, a replacement or var whose target is a pod
+// spec's field, a component, a Helm chart or a transformer.
+func (b *builder) unapplied(k *Node) {
+	for _, field := range []string{"patchesJson6902", "components", "helmCharts", "transformers", "generators"} {
+		if f := k.Get(field); f != nil && len(f.items()) > 0 {
+			b.note(f.At, "%s not applied: gpulint does not compose them, so the workloads are not sized", field)
+			b.unsure = true
+		}
+	}
+	for _, r := range k.Get("replacements").items() {
+		for _, t := range r.Get("targets").items() {
+			for _, fp := range t.Get("fieldPaths").items() {
+				if podField(fp.String()) {
+					b.note(fp.At, "replacement into %s not applied: the workloads are not sized", fp.String())
+					b.unsure = true
+				}
+			}
+		}
+	}
+	for _, v := range k.Get("vars").items() {
+		b.note(v.At, "vars not applied: $(%s) stays as written", v.Get("name").String())
+	}
+}
+
+// podField reports whether a field path (a replacement's dotted path, a
+// JSON6902 pointer) reaches a field sizing reads: containers' args,
+// command, env, envFrom or resources, or the node selector and affinity.
+// (The image a replacement sets stays the base's, which a reader of the
+// composed pod takes as unknown when it is a placeholder.)
+func podField(p string) bool {
+	for _, part := range strings.FieldsFunc(p, func(r rune) bool { return r == '.' || r == '/' }) {
+		switch part {
+		case "args", "command", "env", "envFrom", "resources", "nodeSelector", "affinity":
+			return true
+		}
+	}
+	return false
 }
 
 // items returns a sequence's items, nil for anything else.
@@ -386,6 +433,11 @@ func (b *builder) strategic(docs []*Node, at finding.Range) []*Node {
 	for _, d := range docs {
 		if d.Kind == Seq {
 			b.note(at, "JSON6902 patch not applied: gpulint composes strategic-merge patches only")
+			for _, op := range d.Items {
+				if podField(op.Get("path").String()) {
+					b.unsure = true
+				}
+			}
 			continue
 		}
 		if d.Kind == Map {

@@ -42,6 +42,8 @@ func TestBuildFile(t *testing.T) {
 		files     map[string]string
 		want      []string // lines the rendered Deployment must hold
 		wantNotes []string // substrings of the notes, in order
+		// wantUnsure: something unapplied may change the pod spec.
+		wantUnsure bool
 	}{
 		{
 			name: "patch merges containers by name, maps key by key, replaces args; env file fills $(VAR)",
@@ -65,6 +67,31 @@ func TestBuildFile(t *testing.T) {
 			},
 			want:      []string{`- "--len=2048"`},
 			wantNotes: []string{"JSON6902 patch not applied"},
+		},
+		{
+			name: "a JSON6902 patch of the args leaves the build unsure, a replacement of the image does not",
+			files: map[string]string{
+				"base/kustomization.yaml": "resources: [deploy.yaml]\n",
+				"base/deploy.yaml":        base,
+				"ov/kustomization.yaml": "resources: [../base]\npatches:\n  - path: ops.yaml\n    target: {kind: Deployment}\n" +
+					"replacements:\n  - source: {kind: ConfigMap, name: x, fieldPath: data.A}\n    targets:\n      - select: {kind: Deployment}\n        fieldPaths:\n          - spec.template.spec.containers.[name=main].image\n",
+				"ov/ops.yaml": "- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --len=1\n",
+			},
+			want:       []string{`- "--len=$(LEN)"`},
+			wantNotes:  []string{"JSON6902 patch not applied"},
+			wantUnsure: true,
+		},
+		{
+			name: "a replacement into the args, or a component, leaves the build unsure",
+			files: map[string]string{
+				"base/kustomization.yaml": "resources: [deploy.yaml]\n",
+				"base/deploy.yaml":        base,
+				"ov/kustomization.yaml": "resources: [../base]\ncomponents: [../comp]\n" +
+					"replacements:\n  - source: {kind: ConfigMap, name: x, fieldPath: data.A}\n    targets:\n      - select: {kind: Deployment}\n        fieldPaths: [spec.template.spec.containers.0.args.0]\n",
+			},
+			want:       []string{`- "--len=$(LEN)"`},
+			wantNotes:  []string{"components not applied", "replacement into spec.template.spec.containers.0.args.0 not applied"},
+			wantUnsure: true,
 		},
 		{
 			name: "cycles, remote bases, missing and escaping files are notes",
@@ -101,6 +128,9 @@ func TestBuildFile(t *testing.T) {
 				if !strings.Contains(text, w) {
 					t.Errorf("composed Deployment lacks %s:\n%s", w, text)
 				}
+			}
+			if b.Unsure != tc.wantUnsure {
+				t.Errorf("unsure %v, want %v", b.Unsure, tc.wantUnsure)
 			}
 			var notes []string
 			for _, n := range b.Notes {

@@ -82,10 +82,16 @@ func (l *Linter) composedFindings(ctx context.Context, path string, proj *config
 	}
 	lim, _ := l.limits(proj)
 	b := l.kustomizeBuild(k, lim)
-	if abs != k && !slices.Contains(b.Patches, abs) {
-		return nil, nil, nil, nil
-	}
 	var rel []relatedFile
+	if data, err := os.ReadFile(k); err == nil {
+		// A cached result of any manifest beside a kustomization holds
+		// only while the kustomization is unchanged: it may come to
+		// patch the manifest.
+		rel = append(rel, relatedFile{Path: k, Sum: sha256.Sum256(data)})
+	}
+	if (abs != k && !slices.Contains(b.Patches, abs)) || b.Unsure {
+		return nil, nil, rel, nil
+	}
 	for _, p := range b.Files {
 		if data, err := os.ReadFile(p); err == nil {
 			rel = append(rel, relatedFile{Path: p, Sum: sha256.Sum256(data)})
