@@ -44,6 +44,8 @@ func expandContainer(c *Node, cms map[string]*Resource) {
 	for _, it := range env.items() {
 		declared[it.Get("name").String()] = true
 	}
+	// from names the ConfigMap each filled variable came from.
+	from := map[string]string{}
 	var fromEnvFrom []*Node
 	if ef := c.Get("envFrom"); ef != nil && ef.Kind == Seq {
 		var kept []*Node
@@ -63,6 +65,7 @@ func expandContainer(c *Node, cms map[string]*Resource) {
 				item.set("name", e.KeyAt, str(name, e.KeyAt))
 				item.set("value", e.Value.At, str(e.Value.Text, e.Value.At))
 				fromEnvFrom = append(fromEnvFrom, item)
+				from[name] = cm.Name
 			}
 		}
 		if len(kept) == 0 {
@@ -87,6 +90,7 @@ func expandContainer(c *Node, cms map[string]*Resource) {
 				if v := cm.Doc.Get("data").Get(key); v != nil && v.Kind == Scalar {
 					it.remove("valueFrom")
 					it.set("value", v.At, str(v.Text, v.At))
+					from[name] = cmName
 				}
 			}
 		}
@@ -97,7 +101,11 @@ func expandContainer(c *Node, cms map[string]*Resource) {
 			// left to the command-line reader.
 			delete(known, name)
 		default:
-			known[name] = envValue{value: v.Text, via: Via{What: fmt.Sprintf("%s=%s", name, v.Text), At: v.At}}
+			what := fmt.Sprintf("%s=%s", name, v.Text)
+			if cm := from[name]; cm != "" {
+				what += " from ConfigMap " + cm
+			}
+			known[name] = envValue{value: v.Text, via: Via{What: what, At: v.At}}
 		}
 	}
 	for _, field := range []string{"command", "args"} {

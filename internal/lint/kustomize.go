@@ -292,7 +292,7 @@ func (c composed) remap(f finding.Finding, hw finding.Range, path, abs string) f
 		for _, v := range ln.Via {
 			va := v.At
 			va.File = disp(va.File)
-			add(va, v.What+", the ConfigMap entry kustomize generates")
+			add(va, v.What+" in $(VAR)")
 		}
 		return at
 	}
@@ -311,7 +311,7 @@ func (c composed) remap(f finding.Finding, hw finding.Range, path, abs string) f
 		g.Evidence[i].Range = &at
 	}
 	add(finding.Range{File: disp(c.build.Path), Start: finding.Pos{Line: 1, Col: 1}, End: finding.Pos{Line: 1, Col: 1}},
-		"composed as kustomize build of this kustomization composes it")
+		"the kustomization this verdict composes, as kustomize build would")
 	for _, n := range c.build.Notes {
 		at := n.At
 		at.File = disp(at.File)
