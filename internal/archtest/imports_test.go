@@ -56,6 +56,7 @@ var rules = []rule{
 	{Pkg: "tuner/...", Why: "tuner imports nothing from internal/", Forbid: under("internal")},
 	{Pkg: "internal/kube", Why: "format packages feed lint, never the reverse", Forbid: under("internal/lint", "internal/cli")},
 	{Pkg: "internal/mig", Why: "format packages feed lint, never the reverse", Forbid: under("internal/lint", "internal/cli")},
+	{Pkg: "internal/kustomize", Why: "format packages feed lint, never the reverse", Forbid: under("internal/lint", "internal/cli")},
 	{Pkg: "internal/normalize", Why: "normalisation feeds lint, never the reverse", Forbid: under("internal/lint", "internal/cli", "internal/check")},
 	{Pkg: "internal/recipe", Why: "format packages feed lint, never the reverse", Forbid: under("internal/lint", "internal/cli", "internal/check")},
 	{Pkg: "internal/terraform", Why: "format packages feed lint, never the reverse", Forbid: under("internal/lint", "internal/cli", "internal/check")},

@@ -204,6 +204,30 @@ func (c *Command) expandValue(it item, from int) (text string, unknown bool) {
 	return v, false
 }
 
+// behindBucket reads a model given as an object-store URL whose bucket
+// alone is unknown (gs://$(MODEL_BUCKET_NAME)/qwen/qwen3-32b): the bucket
+// says where the weights are kept, not which they are, so the model is
+// the URL with the bucket left as written and the object path expanded.
+// unknown is true (and the text empty) when anything past the bucket is
+// unknown, or the value is no such URL.
+func (c *Command) behindBucket(it item, from int) (text string, unknown bool) {
+	v := it.text[from:]
+	scheme := strings.Index(v, "://")
+	if scheme <= 0 || strings.ContainsAny(v[:scheme], "$`\"'") {
+		return "", true
+	}
+	slash := strings.IndexByte(v[scheme+3:], '/')
+	if slash <= 0 {
+		return "", true
+	}
+	objStart := from + scheme + 3 + slash
+	rest, ok := c.expand(it, objStart)
+	if !ok || strings.Trim(rest, "/") == "" {
+		return "", true
+	}
+	return it.text[from:objStart] + rest, false
+}
+
 // Unknown lists the options whose value is set at run time from something
 // the manifest does not state (see Flag.Unknown), "model" included when the
 // model is; Config leaves them out.

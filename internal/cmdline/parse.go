@@ -121,6 +121,9 @@ func (c *Command) parse(its []item, allowModel bool) {
 		c.Model = its[0].text
 		if its[0].dynamic {
 			c.Model, c.modelUnknown = c.expandValue(its[0], 0)
+			if c.modelUnknown {
+				c.Model, c.modelUnknown = c.behindBucket(its[0], 0)
+			}
 		}
 		c.ModelSpan = c.itemSpan(its[0])
 		i = 1
@@ -210,6 +213,9 @@ func (c *Command) parseFlag(its []item, i int) int {
 		f.HasValue, f.Value, f.Dynamic = true, t[valStart:], it.dynamic
 		if f.Dynamic {
 			f.Expanded, f.Unknown = c.expandValue(it, valStart)
+			if f.Unknown && f.Name == "model" {
+				f.Expanded, f.Unknown = c.behindBucket(it, valStart)
+			}
 		}
 		f.Form = FormEquals
 		if nameEnd == valStart {
@@ -256,6 +262,9 @@ func (c *Command) parseFlag(its []item, i int) int {
 			}
 		}
 		f.Value = strings.Join(texts, " ")
+		if f.Unknown && f.Name == "model" && len(vals) == 1 {
+			expanded[0], f.Unknown = c.behindBucket(its[vals[0]], 0)
+		}
 		if f.Dynamic && !f.Unknown {
 			f.Expanded = strings.Join(expanded, " ")
 		}

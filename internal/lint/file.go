@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/kustomize"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/recipe"
 	"github.com/gpulint/gpulint/internal/source"
@@ -17,6 +19,13 @@ import (
 // detection needs no file name, and the project file is looked up from
 // path's directory.
 func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileResult, error) {
+	return l.lintBytes(ctx, path, data, true)
+}
+
+// lintBytes lints one file; compose adds what composing the file's
+// kustomization reports on it (kustomize.go), which reads the other
+// files of the kustomization alone, without composing.
+func (l *Linter) lintBytes(ctx context.Context, path string, data []byte, compose bool) (FileResult, error) {
 	fr := FileResult{Path: path, Kind: source.KindUnknown, Data: data}
 	if isShellScript(path) {
 		// A launch script is context for the configs it names
@@ -50,6 +59,16 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	if fr.Kind == source.KindUnknown && perr != nil {
 		fr.Kind = source.DetectText(data)
 	}
+	if fr.Kind == source.KindUnknown && perr == nil && compose && kustomize.IsKustomization(filepath.Base(path)) {
+		// A kustomization that leaves out apiVersion and kind, as
+		// kustomize allows: what it composes is a Kubernetes workload.
+		if err := l.addComposed(ctx, &fr, path, proj); err != nil {
+			return fr, err
+		}
+		if len(fr.Findings) > 0 || fr.Sizing != nil {
+			fr.Kind = source.KindKubernetes
+		}
+	}
 	if fr.Kind == source.KindUnknown {
 		// A file that did not parse whole and could not be classified
 		// still reports its syntax error; a valid unknown file is skipped.
@@ -61,43 +80,26 @@ func (l *Linter) LintBytes(ctx context.Context, path string, data []byte) (FileR
 	l.deps.Engine.Warm(string(fr.Kind))
 	subjects, fs := l.subjects(f, fr.Kind, proj)
 	fr.Findings = append(fr.Findings, fs...)
-	params := l.ruleParams(proj)
-	headroom := headroomParam(params)
-	for _, s := range subjects {
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			fr.Findings = append(fr.Findings, l.timeoutFinding(s, "checking this file", timeout))
-			fr.incomplete = true
-			break
-		}
-		s.tgt.Headroom = headroom
-		s.tgt = s.withRelease(s.tgt)
-		if s.launcher != nil && s.tgt.GPUsAt != nil {
-			fr.related = append(fr.related, s.launcher.digest())
-		}
-		if s.deepspeed != nil {
-			fr.related = append(fr.related, s.deepspeed.digest())
-		}
-		for _, r := range s.linked {
-			fr.related = append(fr.related, r.digest())
-		}
-		fr.Findings = append(fr.Findings, l.overrideFindings(s)...)
-		found, cut, err := l.evaluate(ctx, s, params)
-		if err != nil {
-			return fr, err
-		}
-		fr.incomplete = fr.incomplete || cut
-		fr.Sizing = tighter(fr.Sizing, s.sizing)
-		tuned := l.tuneFindings(s)
-		attachPlanFix(found, tuned)
-		fr.Findings = append(fr.Findings, found...)
-		fr.Findings = append(fr.Findings, tuned...)
+	found, z, rel, incomplete, err := l.evaluateSubjects(ctx, subjects, proj)
+	if err != nil {
+		return fr, err
 	}
+	fr.Findings = append(fr.Findings, found...)
+	fr.Sizing, fr.related = z, append(fr.related, rel...)
+	fr.incomplete = fr.incomplete || incomplete
 	if fr.Kind == source.KindKubernetes {
 		// A container that launches a recipe of the repository: the
 		// recipe's verdict is the manifest's too.
 		z, rel := l.launchedSizing(ctx, path)
 		fr.Sizing = tighter(fr.Sizing, z)
 		fr.related = append(fr.related, rel...)
+		// An overlay's patch that states the hardware: the workload
+		// kustomize composes from it and its bases.
+		if compose {
+			if err := l.addComposed(ctx, &fr, path, proj); err != nil {
+				return fr, err
+			}
+		}
 	}
 	fr.Findings, fr.ignored = proj.Filter(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)
@@ -279,4 +281,47 @@ func (l *Linter) commentHardware(f *source.File) *commentTarget {
 		return nil
 	}
 	return &commentTarget{hw: hw, at: finding.Range{File: f.Path, Start: f.PosAt(hw.Start), End: f.PosAt(hw.End)}}
+}
+
+// evaluateSubjects runs the rules and the tuner on a file's subjects: the
+// findings, the tightest sizing, the other files the result rests on,
+// and whether the evaluation timeout cut it short.
+func (l *Linter) evaluateSubjects(ctx context.Context, subjects []*subject, proj *config.Project) ([]finding.Finding, *Sizing, []relatedFile, bool, error) {
+	var out []finding.Finding
+	var sizing *Sizing
+	var related []relatedFile
+	incomplete := false
+	_, timeout := l.limits(proj)
+	params := l.ruleParams(proj)
+	headroom := headroomParam(params)
+	for _, s := range subjects {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			out = append(out, l.timeoutFinding(s, "checking this file", timeout))
+			incomplete = true
+			break
+		}
+		s.tgt.Headroom = headroom
+		s.tgt = s.withRelease(s.tgt)
+		if s.launcher != nil && s.tgt.GPUsAt != nil {
+			related = append(related, s.launcher.digest())
+		}
+		if s.deepspeed != nil {
+			related = append(related, s.deepspeed.digest())
+		}
+		for _, r := range s.linked {
+			related = append(related, r.digest())
+		}
+		out = append(out, l.overrideFindings(s)...)
+		found, cut, err := l.evaluate(ctx, s, params)
+		if err != nil {
+			return nil, nil, nil, false, err
+		}
+		incomplete = incomplete || cut
+		sizing = tighter(sizing, s.sizing)
+		tuned := l.tuneFindings(s)
+		attachPlanFix(found, tuned)
+		out = append(out, found...)
+		out = append(out, tuned...)
+	}
+	return out, sizing, related, incomplete, nil
 }

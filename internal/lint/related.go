@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/gpulint/gpulint/internal/finding"
+	"github.com/gpulint/gpulint/internal/kustomize"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/internal/source"
 )
@@ -59,15 +60,24 @@ type relatedIndex struct {
 	// nodePools are the Karpenter NodePools of a directory and its direct
 	// subdirectories (related_nodepool.go), read with edges.
 	nodePools map[string][]nodePoolSource
-	// tfPools are the Karpenter pools the Terraform files under a lint
-	// root declare (related_nodepool.go), read once per root.
+	// tfPools are the Karpenter pools the Terraform files under a
+	// repository root declare (related_nodepool.go), read once per root.
 	tfPools map[string][]nodePoolSource
+	// builds are the kustomizations composed (kustomize.go), by file.
+	builds map[string]*kustomize.Build
+	// classes are the GKE ComputeClasses of a repository, by its root
+	// (related_computeclass.go).
+	classes map[string][]classSource
+	// alone are the rules that fire on a file linted without composing
+	// its kustomization (kustomize.go), by file.
+	alone map[string][]string
 }
 
 func newRelatedIndex() *relatedIndex {
 	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{},
 		configMaps: map[string][]configMapSource{},
-		nodePools:  map[string][]nodePoolSource{}, tfPools: map[string][]nodePoolSource{}}
+		nodePools:  map[string][]nodePoolSource{}, tfPools: map[string][]nodePoolSource{},
+		builds: map[string]*kustomize.Build{}, classes: map[string][]classSource{}, alone: map[string][]string{}}
 }
 
 // launcherFor returns the Accelerate config in the DeepSpeed file's

@@ -171,6 +171,11 @@ func (l *Linter) podHints(s *subject, p kube.Pod) targetHints {
 		if gpu, at, src, ok := l.poolGPU(s.file.Path, p); ok {
 			h.Product, h.ProductAt = gpu, &at
 			s.linked = append(s.linked, src)
+		} else if gpu, at, src, ok := l.classGPU(s.file.Path, p); ok {
+			// A pod that selects the repository's own GKE ComputeClass
+			// runs on the GPU its priorities state.
+			h.Product, h.ProductAt = gpu, &at
+			s.linked = append(s.linked, src)
 		}
 	}
 	if p.ModelLabel != "" {
