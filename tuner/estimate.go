@@ -162,6 +162,7 @@ type Estimate struct {
 	// HostMemory); 0 when Host was not judged.
 	HostCapacity int64
 	Serve        *ServeEstimate // non-nil for Serve workloads
+	PPO          *PPOParts      // non-nil for PPO workloads: the per-model parts
 	Notes        []string
 
 	// Workload is the workload as estimated, every default filled in.
@@ -212,6 +213,8 @@ func EstimateMemory(m *Model, t Target, w Workload) (Estimate, error) {
 		err = estimateInference(&e, m, t, r)
 	case Serve:
 		err = estimateServe(&e, m, t, r)
+	case PPO:
+		err = estimatePPO(&e, m, t, r)
 	}
 	if err != nil {
 		return Estimate{}, fmt.Errorf("estimate memory: %w", err)
@@ -272,7 +275,7 @@ func contextBytes(r resolved) int64 {
 }
 
 // isTraining reports whether k runs a backward pass and an optimizer step.
-func isTraining(k WorkloadKind) bool { return k == Train || k == LoRA || k == QLoRA }
+func isTraining(k WorkloadKind) bool { return k == Train || k == LoRA || k == QLoRA || k == PPO }
 
 // managedBytes is the GPU memory held outside PyTorch's caching allocator
 // in CUDA unified memory: a paged optimizer's state, which bitsandbytes

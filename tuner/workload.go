@@ -16,6 +16,9 @@ const (
 	QLoRA     WorkloadKind = "qlora"     // frozen 4-bit base + trainable adapters
 	Inference WorkloadKind = "inference" // plain forward passes with a KV cache (HF generate)
 	Serve     WorkloadKind = "serve"     // vLLM serving
+	// PPO is an RLHF run: a trained policy and value model beside a
+	// frozen reference policy and reward model (PPOShape).
+	PPO WorkloadKind = "ppo"
 )
 
 // Precision is the training (or inference) number format.
@@ -257,6 +260,11 @@ type Workload struct {
 	// those releases then do in their profiled sampler run.
 	VLLMFlashInferSampler bool
 
+	// PPO shapes a PPO workload (Kind PPO): the value and reward models
+	// and the generation step. MicroBatch is the PPO backward batch and
+	// SeqLen the query+response length.
+	PPO PPOShape
+
 	// CUDAContextBytes overrides the per-process CUDA context and kernel
 	// footprint (default 512 MiB, see overhead constants). Set it only when
 	// the setup's own measurement is known.
@@ -275,7 +283,7 @@ type resolved struct {
 	release     vllmRelease
 }
 
-var kindSet = map[WorkloadKind]bool{Train: true, LoRA: true, QLoRA: true, Inference: true, Serve: true}
+var kindSet = map[WorkloadKind]bool{Train: true, LoRA: true, QLoRA: true, Inference: true, Serve: true, PPO: true}
 
 var precisionSet = map[Precision]bool{FP32: true, FP16: true, BF16: true, FP8: true, AMP: true, PureBF16: true}
 
@@ -304,7 +312,7 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 	}
 	if r.Precision == "" {
 		switch {
-		case w.Kind == Train || w.Kind == LoRA || w.Kind == QLoRA:
+		case isTraining(w.Kind):
 			r.Precision = BF16
 		case m.Dtype == "float32" && w.Kind == Inference:
 			r.Precision = FP32
@@ -468,6 +476,16 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 		r.release = rel
 	} else if r.VLLMVersion != "" || r.VLLMFlashInferSampler {
 		errs = append(errs, errors.New("a vllm version and sampler apply to serving only"))
+	}
+	if w.Kind == PPO {
+		if r.PPO.GeneratedTokens < 1 || r.PPO.ForwardBatch < 0 || r.PPO.ValueClasses < 0 {
+			errs = append(errs, errors.New("a PPO workload needs a positive generated-token count and non-negative forward batch and value classes"))
+		}
+		if r.SeqLen <= r.PPO.GeneratedTokens {
+			errs = append(errs, fmt.Errorf("PPO sequence length %d must exceed the %d generated tokens (it is prompt plus response)", r.SeqLen, r.PPO.GeneratedTokens))
+		}
+	} else if r.PPO != (PPOShape{}) {
+		errs = append(errs, errors.New("a PPO shape applies to PPO workloads only"))
 	}
 	if r.CUDAContextBytes < 0 {
 		errs = append(errs, errors.New("cuda context bytes must not be negative"))
