@@ -288,6 +288,11 @@ func (e Estimate) managedBytes() int64 {
 	return 0
 }
 
+// PagedBytes is the optimizer state a paged optimizer keeps in CUDA
+// unified memory, which the per-GPU total counts on the GPU and the driver
+// pages to host memory when the GPU fills; 0 without a paged optimizer.
+func (e Estimate) PagedBytes() int64 { return e.managedBytes() }
+
 // Allocated is the part of the per-GPU total that PyTorch's caching
 // allocator hands out (torch.cuda.max_memory_allocated): the total less the
 // CUDA context, the allocator's reserve and memory outside PyTorch (NCCL,

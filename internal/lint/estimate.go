@@ -131,6 +131,12 @@ func (t Target) estimateOne(w *normalize.Workload, tt tuner.Target, tw tuner.Wor
 		"summary": summary(e.PerGPU, e.Serve != nil),
 		"target":  e.Target,
 	}
+	if e.PPO != nil {
+		out["summary"] = ppoSummary(e)
+	}
+	if pg := e.PagedBytes(); pg > 0 {
+		out["paged_optimizer"] = pg
+	}
 	if s := e.Serve; s != nil {
 		// What must fit inside gpu_memory_utilization × capacity: weights,
 		// the profiling run's activations, non-torch memory and the KV
@@ -265,6 +271,22 @@ func summary(b tuner.Breakdown, serve bool) string {
 	}
 	parts = append(parts, "overhead "+gib(b.Overhead))
 	return strings.Join(parts, " + ")
+}
+
+// ppoSummary names a PPO run's parts: the two trained models' states,
+// the two frozen models' weights, the larger phase's transient memory and
+// the overhead.
+func ppoSummary(e tuner.Estimate) string {
+	p := e.PPO
+	states := func(b tuner.Breakdown) int64 { return b.Weights + b.Gradients + b.OptimizerStates }
+	phase := fmt.Sprintf("PPO step activations %s (policy, its logits and the value model at %d × %d tokens)",
+		gib(e.PerGPU.Activations), p.BackwardBatch, p.Seq)
+	if !p.TrainingPhasePeak {
+		phase = fmt.Sprintf("generation KV cache %s + logits %s (%d × %d tokens)",
+			gib(p.GenerationKV), gib(p.GenerationForward), p.ForwardBatch, p.Seq)
+	}
+	return fmt.Sprintf("policy %s + value model %s (trained: weights, gradients, optimizer states) + reference policy %s + reward model %s (frozen weights) + %s + overhead %s",
+		gib(states(p.Policy)), gib(states(p.Value)), gib(p.Reference), gib(p.Reward), phase, gib(e.PerGPU.Overhead))
 }
 
 func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }

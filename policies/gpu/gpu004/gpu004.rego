@@ -45,15 +45,41 @@ kv_room if {
 	input.estimate.serve.kv_cache_tokens > 0
 }
 
+# paged is the optimizer state a paged optimizer keeps in CUDA unified
+# memory (estimate.paged_optimizer; bitsandbytes' paged optimizers), which
+# the driver pages to host memory when the GPU fills instead of failing
+# ("automatic page-to-page transfers between the CPU and GPU for error-free
+# GPU processing in the scenario where the GPU occasionally runs
+# out-of-memory", Dettmers et al., QLoRA, arXiv:2305.14314, Paged
+# Optimizers). The estimate counts it on the GPU; a run that exceeds the
+# GPU only by it does not fail, it slows.
+paged := object.get(input.estimate, "paged_optimizer", 0)
+
+paged_note := sprintf(" (%s of it paged optimizer state, which pages to host as the GPU fills; the rest still exceeds)", [lib.gib(paged)]) if paged > 0 else := ""
+
 findings contains f if {
 	not input.target.mig_profile
 	est := input.estimate
-	est.total > est.capacity
+	est.total - paged > est.capacity
 	not kv_room
 	f := lib.with_inputs(lib.finding(where, sprintf(
-		"estimated %s per GPU exceeds %s's %s: %s%s",
-		[lib.gib(est.total), lib.gpu_name, lib.gib(est.capacity), est.summary, method_note],
+		"estimated %s per GPU%s exceeds %s's %s: %s%s",
+		[lib.gib(est.total), paged_note, lib.gpu_name, lib.gib(est.capacity), est.summary, method_note],
 	)), rests_on(est))
+}
+
+# Over the GPU only by a paged optimizer's state: the run fits, at the
+# speed of paging that state over PCIe each step.
+findings contains f if {
+	not input.target.mig_profile
+	est := input.estimate
+	paged > 0
+	est.total > est.capacity
+	est.total - paged <= est.capacity
+	f := lib.with_inputs(lib.with_level(lib.finding(where, sprintf(
+		"estimated %s per GPU exceeds %s's %s only by the paged optimizer's %s of state, which pages to host memory as the GPU fills: the run fits at the cost of paging it each step: %s",
+		[lib.gib(est.total), lib.gpu_name, lib.gib(est.capacity), lib.gib(paged), est.summary],
+	)), "info"), activation_inputs)
 }
 
 # A training config that does not say how its script trains is judged as
@@ -115,7 +141,7 @@ rests_on(est) := without_method(states_inputs) if {
 	b.weights + b.gradients > est.capacity
 } else := states_inputs if {
 	b := est.breakdown
-	(b.weights + b.gradients) + b.optimizer_states > est.capacity
+	((b.weights + b.gradients) + b.optimizer_states) - paged > est.capacity
 } else := activation_inputs
 
 findings contains f if {

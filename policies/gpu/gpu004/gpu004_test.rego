@@ -143,3 +143,30 @@ test_a_method_that_fits_is_one_finding if {
 		},
 	}
 }
+
+test_over_only_by_paged_optimizer_state_is_info if {
+	fs := gpu004.findings with input as {
+		"kind": "finetune", "paths": {"model": ["model"]},
+		"target": {"gpu": {"name": "RTX4090"}}, "params": {},
+		"estimate": {"total": 30 * gib, "capacity": 24 * gib, "paged_optimizer": 8 * gib, "summary": "s",
+			"breakdown": {"weights": 15 * gib, "gradients": 0, "optimizer_states": 8 * gib}},
+	}
+	count(fs) == 1
+	some f in fs
+	f.level == "info"
+	contains(f.message, "only by the paged optimizer's 8.0 GiB")
+}
+
+test_over_beyond_paged_optimizer_state_is_still_reported if {
+	fs := gpu004.findings with input as {
+		"kind": "finetune", "paths": {"model": ["model"]},
+		"target": {"gpu": {"name": "RTX4090"}}, "params": {},
+		"estimate": {"total": 40 * gib, "capacity": 24 * gib, "paged_optimizer": 8 * gib, "summary": "s",
+			"breakdown": {"weights": 15 * gib, "gradients": 0, "optimizer_states": 8 * gib, "activations": 17 * gib}},
+	}
+	count(fs) == 1
+	some f in fs
+	not f.level
+	contains(f.message, "(8.0 GiB of it paged optimizer state")
+	"seq_len" in f.inputs
+}
