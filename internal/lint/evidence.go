@@ -199,7 +199,17 @@ func (s *subject) trainingInputs(out map[string]finding.Input, fromFile func(str
 	if finetune {
 		seqKey = "the recipe's sequence length or targets.seq_len"
 	}
+	gen, _ := w.Get("ppo.max_generated_tokens")
 	switch n, _ := w.Get("seq_len"); {
+	case isInt(n) && isInt(gen):
+		// A PPO recipe's sequence is its prompt and response: the prompt
+		// is truncated to max_seq_len and padded to the batch's longest,
+		// so the bound stands for a length the data decides.
+		fromFile("seq_len", fmt.Sprintf("%d (a prompt at its bound of %d tokens + %d generated)",
+			n.(int64)+gen.(int64), n, gen), "seq_len")
+		in := out["seq_len"]
+		in.Source, in.Settle = finding.SourceAssumed, "the prompts' length: the batch pads to its longest prompt, which the dataset decides; lower tokenizer.max_seq_len to the longest prompt to state it"
+		out["seq_len"] = in
 	case isInt(n):
 		fromFile("seq_len", n, "seq_len")
 	case t.Stated.SeqLen > 0:

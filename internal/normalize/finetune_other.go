@@ -63,6 +63,10 @@ func TorchtuneModel(component string) (id, adapter string, ok bool) {
 // torchtuneRecipe reads a torchtune recipe config.
 func torchtuneRecipe(w *Workload, doc any) {
 	adapter := "none"
+	if _, ok := lookup(doc, "policy_model", "_component_"); ok {
+		torchtunePPO(w, doc)
+		return
+	}
 	if c, ok := lookup(doc, "model", "_component_"); ok {
 		if s, ok := c.(string); ok {
 			var id string
@@ -144,6 +148,81 @@ func torchtuneRecipe(w *Workload, doc any) {
 		}
 	}
 	w.setIntPositive("parallel.tp", doc, "tensor_parallel_dim")
+}
+
+// torchtunePPO reads a torchtune PPO recipe config, the one
+// recipes/ppo_full_finetune_single_device.py runs (pytorch/torchtune @
+// bd2a0fc; recipes/configs/mistral/7B_full_ppo_low_memory.yaml):
+//   - policy_model builds the policy and its frozen reference copy;
+//     reward_and_value_model (a torchtune.modules.classifier_model over
+//     base_model_path, num_classes outputs) builds the value model, which
+//     trains, and the frozen reward model (_setup_models);
+//   - all four are built in dtype (training.set_default_dtype), trained
+//     with optimizer (over the policy's and the value model's parameters,
+//     in backward when optimizer_in_bwd) and checkpointed per layer when
+//     enable_activation_checkpointing (policy and value model only);
+//   - each PPO backward runs ppo_batch_size / gradient_accumulation_steps
+//     sequences (_ppo_backward_batch_size); the rollout generates
+//     max_generated_tokens for forward_batch_size prompts at a time
+//     (generate_trajectory_batched), with a KV cache when enable_kv_cache;
+//   - the prompt is truncated to tokenizer.max_seq_len, and padded to the
+//     batch's longest prompt, so max_seq_len bounds the prompt.
+//
+// The recipe is single-device: it has no FSDP keys.
+func torchtunePPO(w *Workload, doc any) {
+	if c, ok := lookup(doc, "policy_model", "_component_"); ok {
+		if s, ok := c.(string); ok {
+			if id, adapter, known := TorchtuneModel(s); known && adapter == "none" {
+				w.set("model", id, p("policy_model", "_component_"))
+			}
+		}
+	}
+	// The policy is fully fine-tuned (the recipe has no LoRA variant at
+	// bd2a0fc).
+	w.set("adapter.type", "none", p("policy_model", "_component_"))
+	if c, ok := lookup(doc, "reward_and_value_model", "base_model_path"); ok {
+		if s, ok := c.(string); ok {
+			if id, adapter, known := TorchtuneModel(s); known && adapter == "none" {
+				w.set("ppo.value_model", id, p("reward_and_value_model", "base_model_path"))
+			}
+		}
+	}
+	if v, ok := lookup(doc, "reward_and_value_model", "num_classes"); ok {
+		if n, ok := value.Int(v); ok && n >= 1 {
+			w.set("ppo.value_classes", n, p("reward_and_value_model", "num_classes"))
+		}
+	}
+	if v, ok := lookup(doc, "dtype"); ok {
+		w.set("precision", dtypeName(v), p("dtype"))
+	} else {
+		w.set("precision", "fp32", p())
+	}
+	accum := int64(1)
+	if w.setInt("batch.accumulation", doc, "gradient_accumulation_steps") {
+		accum, _ = w.Model["batch"].(map[string]any)["accumulation"].(int64)
+	} else {
+		w.set("batch.accumulation", int64(1), p())
+	}
+	if v, ok := lookup(doc, "ppo_batch_size"); ok {
+		if n, ok := value.Int(v); ok && accum >= 1 && n >= accum && n%accum == 0 {
+			w.set("batch.micro", n/accum, p("ppo_batch_size"))
+		}
+	}
+	w.setIntPositive("ppo.forward_batch", doc, "forward_batch_size")
+	w.setIntPositive("ppo.max_generated_tokens", doc, "max_generated_tokens")
+	if _, ok := w.setBool("ppo.kv_cache", doc, "enable_kv_cache"); !ok {
+		w.set("ppo.kv_cache", false, p())
+	}
+	if _, ok := w.setBool("checkpointing", doc, "enable_activation_checkpointing"); !ok {
+		w.set("checkpointing", false, p())
+	}
+	w.setInt("seq_len", doc, "tokenizer", "max_seq_len")
+	if v, ok := lookup(doc, "optimizer", "_component_"); ok {
+		if s, ok := v.(string); ok {
+			w.set("optimizer", strings.ToLower(s), p("optimizer", "_component_"))
+		}
+	}
+	w.setBool("optimizer_in_backward", doc, "optimizer_in_bwd")
 }
 
 func asMap(v any) map[string]any {

@@ -130,6 +130,44 @@ optimizer:
 			paths: map[string][]any{"model": {"model", "_component_"}, "checkpointing": {"enable_activation_checkpointing"}},
 		},
 		{
+			// torchtune PPO (recipes/configs/mistral/7B_full_ppo_low_memory.yaml
+			// @ bd2a0fc): the policy is the model, the backward batch
+			// ppo_batch_size over the accumulation.
+			name: "torchtune ppo",
+			recipe: `tokenizer:
+  max_seq_len: 512
+policy_model:
+  _component_: torchtune.models.mistral.mistral_7b
+reward_and_value_model:
+  _component_: torchtune.modules.classifier_model
+  base_model_path: torchtune.models.mistral.mistral_7b
+  num_classes: 1
+batch_size: 128
+ppo_batch_size: 64
+gradient_accumulation_steps: 2
+forward_batch_size: 128
+max_generated_tokens: 58
+enable_kv_cache: True
+enable_activation_checkpointing: True
+optimizer:
+  _component_: bitsandbytes.optim.PagedAdamW
+optimizer_in_bwd: False
+dtype: bf16
+`,
+			want: map[string]any{
+				"kind": "finetune", "framework": "torchtune", "role": "train", "recipe": "torchtune",
+				"model": "mistralai/Mistral-7B-v0.1", "precision": "bf16",
+				"batch":         map[string]any{"micro": int64(32), "accumulation": int64(2)},
+				"checkpointing": true, "seq_len": int64(512),
+				"adapter":   map[string]any{"type": "none"},
+				"optimizer": "bitsandbytes.optim.pagedadamw", "optimizer_in_backward": false,
+				"ppo": map[string]any{"value_model": "mistralai/Mistral-7B-v0.1", "value_classes": int64(1),
+					"forward_batch": int64(128), "max_generated_tokens": int64(58), "kv_cache": true},
+			},
+			paths: map[string][]any{"model": {"policy_model", "_component_"}, "batch.micro": {"ppo_batch_size"},
+				"ppo.value_model": {"reward_and_value_model", "base_model_path"}},
+		},
+		{
 			name: "gpt-neox with dashed keys",
 			recipe: `{
   "pipe-parallel-size": 1,

@@ -1847,52 +1847,64 @@ func planWorkload() *plan.SchemaNode {
 	f38 := &plan.SchemaField{Name: "world_size", Node: n39}
 	n40 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cp": f33, "dp": f34, "num_machines": f35, "pp": f36, "tp": f37, "world_size": f38}, Names: []string{"cp", "dp", "num_machines", "pp", "tp", "world_size"}, Unknown: "error", Note: "the workload model has no such field"}
 	f39 := &plan.SchemaField{Name: "parallel", Node: n40}
-	n41 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
-	f40 := &plan.SchemaField{Name: "precision", Node: n41}
-	n42 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of 4, 8", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(4)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(8)}}}}
-	f41 := &plan.SchemaField{Name: "bits", Required: true, Node: n42}
-	n43 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f42 := &plan.SchemaField{Name: "method", Node: n43}
-	n44 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"bits": f41, "method": f42}, Names: []string{"bits", "method"}, Required: []string{"bits"}, Unknown: "error", Note: "the workload model has no such field"}
-	f43 := &plan.SchemaField{Name: "quantization", Node: n44}
-	n45 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\", \"accelerate-loop\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "trainer"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "axolotl"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "llamafactory"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate-loop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
-	f44 := &plan.SchemaField{Name: "recipe", Node: n45}
-	n46 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"train\", \"serve\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "train"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "serve"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
-	f45 := &plan.SchemaField{Name: "role", Required: true, Node: n46}
-	n47 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f46 := &plan.SchemaField{Name: "seq_len", Node: n47}
-	n48 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f47 := &plan.SchemaField{Name: "block_size", Node: n48}
-	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f48 := &plan.SchemaField{Name: "disable_hybrid_kv_cache_manager", Node: n49}
-	n50 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f49 := &plan.SchemaField{Name: "dtype", Node: n50}
-	n51 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f50 := &plan.SchemaField{Name: "enforce_eager", Node: n51}
-	n52 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a number > 0 and <= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGT}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 1}}}}
-	f51 := &plan.SchemaField{Name: "gpu_memory_utilization", Node: n52}
-	n53 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f52 := &plan.SchemaField{Name: "kv_cache_dtype", Node: n53}
+	n41 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f40 := &plan.SchemaField{Name: "forward_batch", Node: n41}
+	n42 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f41 := &plan.SchemaField{Name: "kv_cache", Node: n42}
+	n43 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f42 := &plan.SchemaField{Name: "max_generated_tokens", Node: n43}
+	n44 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f43 := &plan.SchemaField{Name: "value_classes", Node: n44}
+	n45 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f44 := &plan.SchemaField{Name: "value_model", Node: n45}
+	n46 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"forward_batch": f40, "kv_cache": f41, "max_generated_tokens": f42, "value_classes": f43, "value_model": f44}, Names: []string{"forward_batch", "kv_cache", "max_generated_tokens", "value_classes", "value_model"}, Unknown: "error", Note: "the workload model has no such field"}
+	f45 := &plan.SchemaField{Name: "ppo", Node: n46}
+	n47 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
+	f46 := &plan.SchemaField{Name: "precision", Node: n47}
+	n48 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of 4, 8", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(4)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(8)}}}}
+	f47 := &plan.SchemaField{Name: "bits", Required: true, Node: n48}
+	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f48 := &plan.SchemaField{Name: "method", Node: n49}
+	n50 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"bits": f47, "method": f48}, Names: []string{"bits", "method"}, Required: []string{"bits"}, Unknown: "error", Note: "the workload model has no such field"}
+	f49 := &plan.SchemaField{Name: "quantization", Node: n50}
+	n51 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\", \"accelerate-loop\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "trainer"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "axolotl"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "llamafactory"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate-loop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
+	f50 := &plan.SchemaField{Name: "recipe", Node: n51}
+	n52 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"train\", \"serve\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "train"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "serve"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
+	f51 := &plan.SchemaField{Name: "role", Required: true, Node: n52}
+	n53 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f52 := &plan.SchemaField{Name: "seq_len", Node: n53}
 	n54 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f53 := &plan.SchemaField{Name: "max_model_len", Node: n54}
-	n55 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f54 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n55}
-	n56 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f55 := &plan.SchemaField{Name: "max_num_seqs", Node: n56}
-	n57 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f56 := &plan.SchemaField{Name: "quantization", Node: n57}
-	n58 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"block_size": f47, "disable_hybrid_kv_cache_manager": f48, "dtype": f49, "enforce_eager": f50, "gpu_memory_utilization": f51, "kv_cache_dtype": f52, "max_model_len": f53, "max_num_batched_tokens": f54, "max_num_seqs": f55, "quantization": f56}, Names: []string{"block_size", "disable_hybrid_kv_cache_manager", "dtype", "enforce_eager", "gpu_memory_utilization", "kv_cache_dtype", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "quantization"}, Unknown: "error", Note: "the workload model has no such field"}
-	f57 := &plan.SchemaField{Name: "serve", Node: n58}
-	n59 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
-	f58 := &plan.SchemaField{Name: "offload_optimizer", Required: true, Node: n59}
-	n60 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
-	f59 := &plan.SchemaField{Name: "offload_param", Required: true, Node: n60}
-	n61 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "0..3", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(0)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(2)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(3)}}}}
-	f60 := &plan.SchemaField{Name: "stage", Required: true, Node: n61}
-	n62 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"offload_optimizer": f58, "offload_param": f59, "stage": f60}, Names: []string{"offload_optimizer", "offload_param", "stage"}, Required: []string{"offload_optimizer", "offload_param", "stage"}, Unknown: "error", Note: "the workload model has no such field"}
-	f61 := &plan.SchemaField{Name: "zero", Node: n62}
-	n63 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f0, "adapter": f4, "batch": f8, "checkpointing": f9, "dataloader": f12, "deepspeed_config_file": f13, "device": f14, "distributed_type": f15, "framework": f16, "fsdp": f20, "gpu": f25, "kind": f26, "liger": f27, "model": f28, "model_dtype": f29, "optimizer": f30, "optimizer_in_backward": f31, "packing": f32, "parallel": f39, "precision": f40, "quantization": f43, "recipe": f44, "role": f45, "seq_len": f46, "serve": f57, "zero": f61}, Names: []string{"activation_offloading", "adapter", "batch", "checkpointing", "dataloader", "deepspeed_config_file", "device", "distributed_type", "framework", "fsdp", "gpu", "kind", "liger", "model", "model_dtype", "optimizer", "optimizer_in_backward", "packing", "parallel", "precision", "quantization", "recipe", "role", "seq_len", "serve", "zero"}, Required: []string{"framework", "kind", "role"}, Unknown: "error", Note: "the workload model has no such field"}
-	return n63
+	f53 := &plan.SchemaField{Name: "block_size", Node: n54}
+	n55 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f54 := &plan.SchemaField{Name: "disable_hybrid_kv_cache_manager", Node: n55}
+	n56 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f55 := &plan.SchemaField{Name: "dtype", Node: n56}
+	n57 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f56 := &plan.SchemaField{Name: "enforce_eager", Node: n57}
+	n58 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a number > 0 and <= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGT}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 1}}}}
+	f57 := &plan.SchemaField{Name: "gpu_memory_utilization", Node: n58}
+	n59 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f58 := &plan.SchemaField{Name: "kv_cache_dtype", Node: n59}
+	n60 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f59 := &plan.SchemaField{Name: "max_model_len", Node: n60}
+	n61 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f60 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n61}
+	n62 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f61 := &plan.SchemaField{Name: "max_num_seqs", Node: n62}
+	n63 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f62 := &plan.SchemaField{Name: "quantization", Node: n63}
+	n64 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"block_size": f53, "disable_hybrid_kv_cache_manager": f54, "dtype": f55, "enforce_eager": f56, "gpu_memory_utilization": f57, "kv_cache_dtype": f58, "max_model_len": f59, "max_num_batched_tokens": f60, "max_num_seqs": f61, "quantization": f62}, Names: []string{"block_size", "disable_hybrid_kv_cache_manager", "dtype", "enforce_eager", "gpu_memory_utilization", "kv_cache_dtype", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "quantization"}, Unknown: "error", Note: "the workload model has no such field"}
+	f63 := &plan.SchemaField{Name: "serve", Node: n64}
+	n65 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
+	f64 := &plan.SchemaField{Name: "offload_optimizer", Required: true, Node: n65}
+	n66 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
+	f65 := &plan.SchemaField{Name: "offload_param", Required: true, Node: n66}
+	n67 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "0..3", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(0)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(2)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(3)}}}}
+	f66 := &plan.SchemaField{Name: "stage", Required: true, Node: n67}
+	n68 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"offload_optimizer": f64, "offload_param": f65, "stage": f66}, Names: []string{"offload_optimizer", "offload_param", "stage"}, Required: []string{"offload_optimizer", "offload_param", "stage"}, Unknown: "error", Note: "the workload model has no such field"}
+	f67 := &plan.SchemaField{Name: "zero", Node: n68}
+	n69 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f0, "adapter": f4, "batch": f8, "checkpointing": f9, "dataloader": f12, "deepspeed_config_file": f13, "device": f14, "distributed_type": f15, "framework": f16, "fsdp": f20, "gpu": f25, "kind": f26, "liger": f27, "model": f28, "model_dtype": f29, "optimizer": f30, "optimizer_in_backward": f31, "packing": f32, "parallel": f39, "ppo": f45, "precision": f46, "quantization": f49, "recipe": f50, "role": f51, "seq_len": f52, "serve": f63, "zero": f67}, Names: []string{"activation_offloading", "adapter", "batch", "checkpointing", "dataloader", "deepspeed_config_file", "device", "distributed_type", "framework", "fsdp", "gpu", "kind", "liger", "model", "model_dtype", "optimizer", "optimizer_in_backward", "packing", "parallel", "ppo", "precision", "quantization", "recipe", "role", "seq_len", "serve", "zero"}, Required: []string{"framework", "kind", "role"}, Unknown: "error", Note: "the workload model has no such field"}
+	return n69
 }
 
 // planGpulintConfig builds the checks of the "gpulint-config" schema.

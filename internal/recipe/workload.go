@@ -128,6 +128,9 @@ func workload(w *normalize.Workload, gpus int, launched *normalize.Workload, fsd
 	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
 	str := func(f string) string { return value.String(get(f)) }
 	var tw tuner.Workload
+	if _, ok := w.Model["ppo"]; ok {
+		return ppoWorkload(w, gpus)
+	}
 	adapter, bits := str("adapter.type"), num("quantization.bits")
 	switch {
 	case adapter == "none" && bits > 0:
@@ -209,19 +212,7 @@ func workload(w *normalize.Workload, gpus int, launched *normalize.Workload, fsd
 		return tw, unsized
 	}
 
-	opt := str("optimizer")
-	switch {
-	case strings.Contains(opt, "8bit"):
-		tw.Optimizer = tuner.Adam8bit
-	case strings.Contains(opt, "adafactor"):
-		tw.Optimizer = tuner.Adafactor
-	case strings.Contains(opt, "sgd"):
-		tw.Optimizer = tuner.SGD
-	}
-	tw.PagedOptimizer = strings.Contains(opt, "paged")
-	if b, _ := get("optimizer_in_backward").(bool); b {
-		tw.OptimizerInBackward = true
-	}
+	optimizerOf(w, &tw)
 
 	tw.TensorParallel = max(num("parallel.tp"), 1)
 	tw.PipelineParallel = max(num("parallel.pp"), 1)
@@ -252,6 +243,62 @@ func workload(w *normalize.Workload, gpus int, launched *normalize.Workload, fsd
 			}
 		}
 	}
+	return tw, sized
+}
+
+// optimizerOf sets the optimizer a recipe names (lower-cased component or
+// optim name), whether it is paged, and whether it steps in backward.
+func optimizerOf(w *normalize.Workload, tw *tuner.Workload) {
+	o, _ := w.Get("optimizer")
+	opt := value.String(o)
+	switch {
+	case strings.Contains(opt, "8bit"):
+		tw.Optimizer = tuner.Adam8bit
+	case strings.Contains(opt, "adafactor"):
+		tw.Optimizer = tuner.Adafactor
+	case strings.Contains(opt, "sgd"):
+		tw.Optimizer = tuner.SGD
+	}
+	tw.PagedOptimizer = strings.Contains(opt, "paged")
+	if b, _ := w.Get("optimizer_in_backward"); b == true {
+		tw.OptimizerInBackward = true
+	}
+}
+
+// ppoWorkload maps a torchtune PPO recipe (normalize's torchtunePPO) to
+// the memory model's PPO workload: the policy is the recipe's model, the
+// value and reward models the same architecture with a classifier head.
+// The recipe runs on one device (ppo_full_finetune_single_device); the
+// query+response is the prompt bound (tokenizer.max_seq_len) plus
+// max_generated_tokens. It is unsized when the value model is another
+// architecture than the policy (the model sizes both from the policy's),
+// when the recipe runs on more than one GPU, or when a key it needs is
+// missing.
+func ppoWorkload(w *normalize.Workload, gpus int) (tuner.Workload, status) {
+	get := func(f string) any { v, _ := w.Get(f); return v }
+	num := func(f string) int { n, _ := get(f).(int64); return int(n) }
+	var tw tuner.Workload
+	policy, valueModel := get("model"), get("ppo.value_model")
+	gen, prompt, micro := num("ppo.max_generated_tokens"), num("seq_len"), num("batch.micro")
+	if policy == nil || policy != valueModel || gen < 1 || prompt < 1 || micro < 1 || gpus > 1 {
+		return tw, unsized
+	}
+	tw.Kind = tuner.PPO
+	switch get("precision") {
+	case "bf16":
+		tw.Precision = tuner.PureBF16 // torchtune trains in its dtype throughout
+	case "fp32":
+		tw.Precision = tuner.FP32
+	default:
+		return tw, unsized // the recipe refuses fp16 ("RuntimeError: If dtype is set to fp16")
+	}
+	optimizerOf(w, &tw)
+	tw.MicroBatch = micro
+	tw.SeqLen = prompt + gen
+	tw.Checkpointing, _ = get("checkpointing").(bool)
+	kv, _ := get("ppo.kv_cache").(bool)
+	tw.PPO = tuner.PPOShape{ValueClasses: num("ppo.value_classes"), GeneratedTokens: gen,
+		ForwardBatch: num("ppo.forward_batch"), KVCache: kv}
 	return tw, sized
 }
 

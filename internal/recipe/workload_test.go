@@ -351,3 +351,87 @@ func TestAlternativesKeepCheckpointingUnderOffloading(t *testing.T) {
 		t.Errorf("no_checkpointing alternative %v offered while activations are offloaded", alt)
 	}
 }
+
+// ppoRecipe is a torchtune PPO recipe (the shape of
+// recipes/configs/mistral/7B_full_ppo_low_memory.yaml) with the value
+// model's base builder and the GPU-relevant keys as parameters.
+func ppoRecipe(valueBase, extra string) string {
+	return `tokenizer:
+  _component_: torchtune.models.qwen2_5.qwen2_5_tokenizer
+  max_seq_len: 512
+policy_model:
+  _component_: torchtune.models.qwen2_5.qwen2_5_0_5b
+reward_and_value_model:
+  _component_: torchtune.modules.classifier_model
+  base_model_path: ` + valueBase + `
+  num_classes: 1
+batch_size: 64
+ppo_batch_size: 32
+forward_batch_size: 16
+max_generated_tokens: 58
+enable_kv_cache: True
+enable_activation_checkpointing: True
+optimizer:
+  _component_: bitsandbytes.optim.PagedAdamW
+optimizer_in_bwd: True
+dtype: bf16
+` + extra
+}
+
+func TestPPOWorkload(t *testing.T) {
+	same := "torchtune.models.qwen2_5.qwen2_5_0_5b"
+	tests := []struct {
+		name   string
+		recipe string
+		gpus   int
+		want   tuner.Workload
+		ok     bool
+	}{
+		{
+			name:   "policy and value model of one architecture",
+			recipe: ppoRecipe(same, "gradient_accumulation_steps: 1\n"),
+			gpus:   1,
+			want: tuner.Workload{Kind: tuner.PPO, Precision: tuner.PureBF16, PagedOptimizer: true, OptimizerInBackward: true,
+				MicroBatch: 32, SeqLen: 512 + 58, Checkpointing: true,
+				PPO: tuner.PPOShape{ValueClasses: 1, GeneratedTokens: 58, ForwardBatch: 16, KVCache: true}},
+			ok: true,
+		},
+		{
+			name:   "the backward batch is ppo_batch_size over the accumulation",
+			recipe: ppoRecipe(same, "gradient_accumulation_steps: 4\n"),
+			want: tuner.Workload{Kind: tuner.PPO, Precision: tuner.PureBF16, PagedOptimizer: true, OptimizerInBackward: true,
+				MicroBatch: 8, SeqLen: 512 + 58, Checkpointing: true,
+				PPO: tuner.PPOShape{ValueClasses: 1, GeneratedTokens: 58, ForwardBatch: 16, KVCache: true}},
+			ok: true,
+		},
+		{
+			name:   "a value model of another architecture is not sized from the policy's",
+			recipe: ppoRecipe("torchtune.models.qwen2_5.qwen2_5_1_5b", ""),
+			ok:     false,
+		},
+		{
+			name:   "a value model of an unknown builder",
+			recipe: ppoRecipe("torchtune.models.gemma.gemma_2b", ""),
+			ok:     false,
+		},
+		{
+			name:   "the single-device recipe on several GPUs",
+			recipe: ppoRecipe(same, ""),
+			gpus:   2,
+			ok:     false,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := recipe.Workload(recipeWorkload(t, tc.recipe), tc.gpus)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if ok {
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("workload (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}
