@@ -109,3 +109,27 @@ func TestPPOWorkloadErrors(t *testing.T) {
 		})
 	}
 }
+
+// bitsandbytes' 32-bit optimizers keep fp32 states over bf16 parameters:
+// 8 bytes of AdamW state per parameter where torch's AdamW keeps 4.
+func TestFP32OptimizerStatesUnderPureBF16(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "Qwen/Qwen2.5-0.5B")
+	tg := CapacityTarget("test", 1<<40)
+	w := Workload{Kind: Train, Precision: PureBF16, MicroBatch: 1, SeqLen: 128}
+	bf16 := estimate(t, m, tg, w)
+	w.FP32OptimizerStates = true
+	fp32 := estimate(t, m, tg, w)
+	if got, want := fp32.PerGPU.OptimizerStates, 8*m.Params(); got != want {
+		t.Errorf("fp32 states = %d, want 8 B × %d params = %d", got, m.Params(), want)
+	}
+	if got, want := bf16.PerGPU.OptimizerStates, 4*m.Params(); got != want {
+		t.Errorf("bf16 states = %d, want %d", got, want)
+	}
+	w.Precision = BF16 // mixed precision: fp32 states already
+	mixed := estimate(t, m, tg, w)
+	w.FP32OptimizerStates = false
+	if plain := estimate(t, m, tg, w); plain.PerGPU.OptimizerStates != mixed.PerGPU.OptimizerStates {
+		t.Errorf("mixed precision states changed with the flag: %d vs %d", mixed.PerGPU.OptimizerStates, plain.PerGPU.OptimizerStates)
+	}
+}

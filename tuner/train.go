@@ -59,6 +59,16 @@ func trainStateBytes(p Precision, o Optimizer, factoredFraction float64) stateBy
 	return s
 }
 
+// withFP32States gives a pure-bf16 regime's optimizer fp32 states when the
+// optimizer keeps them whatever the parameters' dtype
+// (Workload.FP32OptimizerStates); other regimes' states are fp32 already.
+func withFP32States(sb stateBytes, r resolved, o Optimizer, factoredFraction float64) stateBytes {
+	if r.FP32OptimizerStates && r.Precision == PureBF16 {
+		sb.optimizer = trainStateBytes(FP32, o, factoredFraction).optimizer
+	}
+	return sb
+}
+
 // adapterStateBytes is the regime for LoRA adapters: PEFT keeps adapters in
 // fp32 under mixed precision (memory-model.md §6.1: "With AdamW in fp32 that
 // is 16 B per trainable param"); pure-bf16 recipes keep them in bf16.
@@ -137,10 +147,10 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 	switch r.Kind {
 	case Train:
 		trainable = P / shard
-		sb = trainStateBytes(r.Precision, r.Optimizer, factoredFraction(m))
+		sb = withFP32States(trainStateBytes(r.Precision, r.Optimizer, factoredFraction(m)), r, r.Optimizer, factoredFraction(m))
 	case LoRA, QLoRA:
 		trainable = loraParams(m, r.LoRARank, r.targets) / shard
-		sb = adapterStateBytes(r.Precision, r.Optimizer)
+		sb = withFP32States(adapterStateBytes(r.Precision, r.Optimizer), r, r.Optimizer, 1)
 		f := weightFormats["bf16"]
 		if r.Precision == FP32 || r.Precision == AMP {
 			f = weightFormats["fp32"]
@@ -391,10 +401,10 @@ func fsdpHostBytes(e *Estimate, m *Model, r resolved) int64 {
 		return 0
 	}
 	P := m.Params()
-	sb := trainStateBytes(r.Precision, r.Optimizer, factoredFraction(m))
+	sb := withFP32States(trainStateBytes(r.Precision, r.Optimizer, factoredFraction(m)), r, r.Optimizer, factoredFraction(m))
 	if r.Kind != Train {
 		P = loraParams(m, r.LoRARank, r.targets)
-		sb = adapterStateBytes(r.Precision, r.Optimizer)
+		sb = withFP32States(adapterStateBytes(r.Precision, r.Optimizer), r, r.Optimizer, 1)
 		e.Notes = append(e.Notes, "host memory covers the adapters' states only")
 	}
 	ranks := min(r.GPUsPerNode, r.world)

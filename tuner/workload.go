@@ -139,6 +139,14 @@ type Workload struct {
 	// under pressure (bitsandbytes paged optimizers); they are still counted
 	// in the GPU peak, since they stay resident until paged out, with a note.
 	PagedOptimizer bool
+	// FP32OptimizerStates says the optimizer keeps fp32 states whatever
+	// the parameters' dtype, which matters under PureBF16 (where torch's
+	// optimizers keep states in the parameters' bf16): bitsandbytes'
+	// 32-bit optimizers (AdamW, PagedAdamW, their 32bit names) allocate
+	// state1 and state2 as torch.float32 when optim_bits is 32
+	// (Optimizer2State.init_state, bitsandbytes/optim/optimizer.py @
+	// 06029dd6).
+	FP32OptimizerStates bool
 	// OptimizerInBackward fuses the optimizer step into backward, so only one
 	// layer's gradients exist at a time (torchtune optimizer_in_bwd, §6.3).
 	OptimizerInBackward bool

@@ -260,6 +260,12 @@ func optimizerOf(w *normalize.Workload, tw *tuner.Workload) {
 		tw.Optimizer = tuner.SGD
 	}
 	tw.PagedOptimizer = strings.Contains(opt, "paged")
+	// bitsandbytes' 32-bit optimizers keep fp32 states over bf16
+	// parameters (tuner.Workload.FP32OptimizerStates): a torchtune
+	// component bitsandbytes.optim.AdamW or PagedAdamW, or a Trainer optim
+	// name of a bnb 32-bit optimizer (paged_adamw_32bit; transformers'
+	// OptimizerNames).
+	tw.FP32OptimizerStates = tw.Optimizer == "" && (strings.HasPrefix(opt, "bitsandbytes.optim.") || strings.Contains(opt, "32bit"))
 	if b, _ := w.Get("optimizer_in_backward"); b == true {
 		tw.OptimizerInBackward = true
 	}

@@ -113,6 +113,18 @@ func TestWorkload(t *testing.T) {
 			ok:     true,
 		},
 		{
+			name:   "torchtune with bitsandbytes' 32-bit AdamW keeps fp32 states",
+			recipe: "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 2\ndtype: bf16\noptimizer:\n  _component_: bitsandbytes.optim.AdamW\n",
+			want:   tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, FP32OptimizerStates: true, MicroBatch: 2, DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
+			ok:     true,
+		},
+		{
+			name:   "torchtune with bitsandbytes' 8-bit AdamW",
+			recipe: "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 2\ndtype: bf16\noptimizer:\n  _component_: bitsandbytes.optim.PagedAdamW8bit\n",
+			want:   tuner.Workload{Kind: tuner.Train, Precision: tuner.PureBF16, Optimizer: tuner.Adam8bit, PagedOptimizer: true, MicroBatch: 2, DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
+			ok:     true,
+		},
+		{
 			name:   "LLaMA-Factory freeze tuning has no regime",
 			recipe: "model_name_or_path: m\nfinetuning_type: freeze\nbf16: true\n",
 			ok:     false,
@@ -391,7 +403,7 @@ func TestPPOWorkload(t *testing.T) {
 			name:   "policy and value model of one architecture",
 			recipe: ppoRecipe(same, "gradient_accumulation_steps: 1\n"),
 			gpus:   1,
-			want: tuner.Workload{Kind: tuner.PPO, Precision: tuner.PureBF16, PagedOptimizer: true, OptimizerInBackward: true,
+			want: tuner.Workload{Kind: tuner.PPO, Precision: tuner.PureBF16, PagedOptimizer: true, FP32OptimizerStates: true, OptimizerInBackward: true,
 				MicroBatch: 32, SeqLen: 512 + 58, Checkpointing: true,
 				PPO: tuner.PPOShape{ValueClasses: 1, GeneratedTokens: 58, ForwardBatch: 16, KVCache: true}},
 			ok: true,
@@ -399,7 +411,7 @@ func TestPPOWorkload(t *testing.T) {
 		{
 			name:   "the backward batch is ppo_batch_size over the accumulation",
 			recipe: ppoRecipe(same, "gradient_accumulation_steps: 4\n"),
-			want: tuner.Workload{Kind: tuner.PPO, Precision: tuner.PureBF16, PagedOptimizer: true, OptimizerInBackward: true,
+			want: tuner.Workload{Kind: tuner.PPO, Precision: tuner.PureBF16, PagedOptimizer: true, FP32OptimizerStates: true, OptimizerInBackward: true,
 				MicroBatch: 8, SeqLen: 512 + 58, Checkpointing: true,
 				PPO: tuner.PPOShape{ValueClasses: 1, GeneratedTokens: 58, ForwardBatch: 16, KVCache: true}},
 			ok: true,
