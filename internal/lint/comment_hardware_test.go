@@ -288,3 +288,69 @@ func TestCommentGPUWithoutMemory(t *testing.T) {
 		t.Errorf("sizing %+v with the sharding and the GPU's memory both open, want none", both.Sizing)
 	}
 }
+
+// axolotlQLoRA is an axolotl QLoRA of a 7B model with the given comment
+// line above micro_batch_size and the given inline comment on
+// sequence_len, as axolotl's examples state the GPU they were tried on
+// (axolotl-ai-cloud/axolotl examples/archived/falcon/config-7b-qlora.yml,
+// examples/llama-4/scout-qlora-single-h100-flex.yaml at 067b021c).
+func axolotlQLoRA(above, inline, seq, micro string) string {
+	return "base_model: Qwen/Qwen2.5-Coder-7B-Instruct\nload_in_4bit: true\nadapter: qlora\nlora_r: 16\nlora_alpha: 32\n" +
+		"lora_target_linear: true\nsequence_len: " + seq + inline + "\ngradient_accumulation_steps: 1\n" +
+		above + "\nmicro_batch_size: " + micro + "\nbf16: true\ngradient_checkpointing: true\n"
+}
+
+// A statement of the hardware in a comment beside a setting, not in the
+// leading block, is read as the leading block's is: the GPU an assumed
+// input located at the comment, the verdict at most info, a stated source
+// winning with a TARGET001 at the comment. A comment that names a GPU
+// without a verb of running or fitting states nothing.
+func TestRecipeBodyCommentStatesHardware(t *testing.T) {
+	a6000 := lintTree(t, lint.Options{}, map[string]string{"qlora.yml": axolotlQLoRA("# Max size tested on A6000", "", "2048", "2")}, "qlora.yml")
+	if s := a6000.Sizing; s == nil || s.GPU != "RTX-A6000" || !s.Fits {
+		t.Fatalf("sizing %+v, want a fitting estimate on RTX-A6000", s)
+	}
+
+	h100 := lintTree(t, lint.Options{}, map[string]string{"qlora.yml": axolotlQLoRA("", "  # up to 8k will work on a single H100", "4096", "1")}, "qlora.yml")
+	if s := h100.Sizing; s == nil || s.GPU != "H100-80GB" {
+		t.Fatalf("sizing %+v, want an estimate on H100-80GB", s)
+	}
+
+	over := lintTree(t, lint.Options{}, map[string]string{"qlora.yml": axolotlQLoRA("# Max size tested on A6000", "", "32768", "64")}, "qlora.yml")
+	var gpu004 *finding.Finding
+	for i, f := range over.Findings {
+		if f.Rule == "GPU004" {
+			gpu004 = &over.Findings[i]
+		}
+		if strings.HasPrefix(f.Rule, "GPU") && f.Severity != finding.SeverityInfo {
+			t.Errorf("%s at %v rests on a GPU only a comment states, want at most info", f.Rule, f.Severity)
+		}
+	}
+	if gpu004 == nil {
+		t.Fatalf("no GPU004 for micro batch 64 at 32768 tokens on an A6000: %+v", over.Findings)
+	}
+	in, ok := evidenceOf(*gpu004, "gpu")
+	if !ok || in.Source != finding.SourceAssumed || !strings.Contains(in.Value, "RTX-A6000") || !strings.Contains(in.Value, "the recipe's comment says") {
+		t.Errorf("gpu evidence %+v, want the A6000 assumed from the comment", in)
+	}
+	if in.Range == nil || in.Range.Start.Line != 9 || in.Range.Start.Col != 3 {
+		t.Errorf("gpu evidence range %+v, want the comment at line 9 col 3", in.Range)
+	}
+
+	flag := lintTree(t, lint.Options{GPU: "A100-80GB"}, map[string]string{"qlora.yml": axolotlQLoRA("# Max size tested on A6000", "", "2048", "2")}, "qlora.yml")
+	var conflict bool
+	for _, f := range flag.Findings {
+		if f.Rule == "TARGET001" && strings.Contains(f.Message, "the comment states GPU RTX-A6000, but the --gpu flag gives A100-80GB") {
+			conflict = f.Severity == finding.SeverityInfo && f.Range.Start.Line == 9
+		}
+	}
+	if !conflict {
+		t.Errorf("no info TARGET001 at the comment (line 9) for --gpu A100-80GB: %+v", flag.Findings)
+	}
+
+	for _, c := range []string{"# for H100 use bf16", "# A100: set to 8", "# doesn't fit on a single A6000"} {
+		if r := lintTree(t, lint.Options{}, map[string]string{"qlora.yml": axolotlQLoRA(c, "", "2048", "2")}, "qlora.yml"); r.Sizing != nil {
+			t.Errorf("%q: sizing %+v, want none", c, r.Sizing)
+		}
+	}
+}

@@ -671,12 +671,15 @@ func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget)
 			conflict("GPU", t.GPU.Name, statedBy(t.GPUFrom, "--gpu"), c.hw.GPU)
 		}
 	}
-	if t.GPUs > 0 {
-		if n := c.hw.GPUs(); n != t.GPUs {
+	switch n := c.hw.GPUs(); {
+	case n == 0:
+		// A statement in the recipe's body may name the GPU alone.
+	case t.GPUs > 0:
+		if n != t.GPUs {
 			conflict("GPU count", fmt.Sprint(t.GPUs), statedBy(t.GPUsFrom, "--gpus"),
 				fmt.Sprintf("%d (%s)", n, c.hw.String()))
 		}
-	} else {
+	default:
 		c.gpus = true
 	}
 	if c.hw.Sharding.Scheme == "" {

@@ -20,7 +20,9 @@ import (
 // never as a stated one.
 type Hardware struct {
 	// Nodes and GPUsPerNode are the node count (1 when the comment names
-	// none) and the GPUs of each node.
+	// none) and the GPUs of each node; GPUsPerNode is 0 when a statement
+	// in the recipe's body names the GPU without a count ("tested on
+	// A6000").
 	Nodes, GPUsPerNode int
 	// GPU is the name the catalog resolved (resolve's answer); Written is
 	// the GPU as the comment writes it, memory included ("H100s (80GB)").
@@ -48,7 +50,10 @@ func (h Hardware) String() string {
 		gpu = strings.TrimSuffix(strings.TrimSuffix(h.Written, "s"), "S") + " (memory unstated)"
 	}
 	s := fmt.Sprintf("%d× %s", h.GPUsPerNode, gpu)
-	if h.Nodes > 1 {
+	switch {
+	case h.GPUsPerNode == 0:
+		s = gpu + " (count unstated)"
+	case h.Nodes > 1:
 		s = fmt.Sprintf("%d nodes × %d %s", h.Nodes, h.GPUsPerNode, gpu)
 	}
 	if h.Sharding.Scheme != "" {
@@ -132,7 +137,10 @@ const (
 
 // StatedHardware reads the hardware statement of a recipe's leading
 // comment block: the comment lines before its first setting, the first
-// one that is a whole statement (hardwareLine). resolve maps a GPU name to
+// one that is a whole statement (hardwareLine). When the block states
+// none, a statement in a comment anywhere else is read (bodyLine: "Max
+// size tested on A6000", "# up to 8k will work on a single H100" beside
+// a setting), which may leave the GPU count unstated (GPUsPerNode 0). resolve maps a GPU name to
 // the catalog names it may mean: one for a GPU, several (least memory
 // first) for a name without the memory its variants differ by, none when
 // the catalog has no such GPU; a plural "s" is dropped before asking, and
@@ -166,7 +174,7 @@ func StatedHardware(data []byte, resolve func(string) []string) (Hardware, bool)
 		h.Line, h.Start, h.End = n, lineStart+lead, lineStart+lead+len(stmt)
 		return h, true
 	}
-	return Hardware{}, false
+	return bodyHardware(data, comments(data), resolve)
 }
 
 // parseHardware matches one comment's text against the grammar and
@@ -207,43 +215,10 @@ func parseHardware(s string, resolve func(string) []string) (Hardware, bool) {
 	if h.Nodes <= 0 || h.GPUsPerNode <= 0 {
 		return Hardware{}, false
 	}
-	name, mem := m[hwName], m[hwMemory]
-	var names []string
-	for _, n := range []string{name, strings.TrimSuffix(strings.TrimSuffix(name, "s"), "S")} {
-		if mem != "" {
-			names = append(names, n+"-"+mem+"GB")
-		}
-		names = append(names, n)
-	}
-	for _, n := range names {
-		if gs := resolve(n); len(gs) > 0 {
-			h.GPU = gs[0]
-			if len(gs) > 1 {
-				h.Variants = gs
-			}
-			break
-		}
-	}
-	if h.GPU == "" {
+	if !h.resolveGPU(m[hwName], m[hwMemory], resolve) {
 		return Hardware{}, false
 	}
-	h.Written = name
-	if mem != "" {
-		h.Written += " (" + mem + "GB)"
-	}
-	switch {
-	case m[hwZeRO] != "":
-		stage, _ := strconv.Atoi(m[hwZeRO])
-		if stage == 0 {
-			break // ZeRO-0 shards nothing
-		}
-		h.Sharding = Sharding{Scheme: "zero", Stage: stage}
-	case m[hwFSDP] != "":
-		h.Sharding = Sharding{Scheme: "fsdp", Stage: 3}
-		if m[hwFSDPVer] != "" {
-			h.Sharding.Version, _ = strconv.Atoi(m[hwFSDPVer])
-		}
-	}
+	h.Sharding = shardingOf(m[hwZeRO], m[hwFSDP], m[hwFSDPVer])
 	return h, true
 }
 
