@@ -194,8 +194,7 @@ func torchtuneFull(comment string) string {
 
 // A torchtune config's "tested on" line states its hardware as the
 // open-r1 openings do: the GPU and the world size are taken from it as
-// assumed inputs and the recipe is sized. A line naming two setups states
-// none.
+// assumed inputs and the recipe is sized.
 func TestTorchtuneTestedOnComment(t *testing.T) {
 	sized := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull("# This config is only tested on 2 nodes w/ 8 H100 machines.")}, "70B_full.yaml")
 	s := sized.Sizing
@@ -212,10 +211,7 @@ func TestTorchtuneTestedOnComment(t *testing.T) {
 			t.Errorf("%s at %v rests on hardware only a comment states, want at most info", f.Rule, f.Severity)
 		}
 	}
-	two := "# This config was only tested on 8xA100 machine and 16xH100 machines."
-	if r := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml"); r.Sizing != nil {
-		t.Errorf("%q: sizing %+v, want none", two, r.Sizing)
-	}
+	// A line naming two setups is sized over both (TestCommentNamesSetups).
 	// A GPU without its memory is sized on each variant it may mean
 	// (TestCommentGPUWithoutMemory).
 	bare := "# This config is only tested on an 8xA100 machine."
@@ -351,6 +347,79 @@ func TestRecipeBodyCommentStatesHardware(t *testing.T) {
 	for _, c := range []string{"# for H100 use bf16", "# A100: set to 8", "# doesn't fit on a single A6000"} {
 		if r := lintTree(t, lint.Options{}, map[string]string{"qlora.yml": axolotlQLoRA(c, "", "2048", "2")}, "qlora.yml"); r.Sizing != nil {
 			t.Errorf("%q: sizing %+v, want none", c, r.Sizing)
+		}
+	}
+}
+
+// A comment that names several setups ("only tested on 8xA100 machine and
+// 16xH100 machines", pytorch/torchtune recipes/configs/llama4/
+// scout_17B_16E_full.yaml at bd2a0fc) is sized on each, every GPU a
+// setup's name may mean with that setup's count: a verdict stands only
+// when all agree, and at info; when they differ, vram-overcommit says at
+// info which fit and what to state. A GPU stated elsewhere wins, and one
+// that no setup names is reported at the comment.
+func TestCommentNamesSetups(t *testing.T) {
+	two := "# This config was only tested on 8xA100 machine and 16xH100 machines."
+	split := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml")
+	s := split.Sizing
+	if s == nil || s.Open != "setup" || s.Fits || len(s.Alternatives) != 5 {
+		t.Fatalf("sizing %+v, want one over the four 8× A100 variants and 16× H100", s)
+	}
+	var fitting []string
+	for _, a := range s.Alternatives {
+		if a.Fits {
+			fitting = append(fitting, a.Value)
+		}
+	}
+	// 70B's bf16 weights, gradients and AdamW states over 8 GPUs are
+	// about 70 GiB each before activations; over 16, half that.
+	if strings.Join(fitting, ",") != "16× H100-80GB over machines it does not count" {
+		t.Errorf("fitting setups %q, want only the 16 H100s", fitting)
+	}
+	var gpu004 *finding.Finding
+	for i, f := range split.Findings {
+		if f.Rule == "GPU004" {
+			gpu004 = &split.Findings[i]
+		}
+	}
+	if gpu004 == nil || gpu004.Severity != finding.SeverityInfo || !strings.Contains(gpu004.Message, "names several setups") ||
+		!strings.Contains(gpu004.Message, "state the GPU and the GPU count") {
+		t.Fatalf("GPU004 %+v, want an info that names the setups that fit and asks for the GPU and count", gpu004)
+	}
+	in, ok := evidenceOf(*gpu004, "gpus")
+	if !ok || in.Source != finding.SourceAssumed || !strings.Contains(in.Value, "16× H100-80GB over machines it does not count") || in.Range == nil || in.Range.Start.Line != 3 {
+		t.Errorf("gpus evidence %+v, want the setups assumed from the comment at line 3", in)
+	}
+
+	// Every setup over: the verdict holds, at info.
+	l4 := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull("# This config was only tested on 4xL4 machine or 8xL4 machine.")}, "70B_full.yaml")
+	if s := l4.Sizing; s == nil || s.Open != "setup" || s.Fits || s.GPU != "L4" {
+		t.Fatalf("sizing %+v, want a verdict over both L4 setups", s)
+	}
+	var over bool
+	for _, f := range l4.Findings {
+		if f.Rule == "GPU004" {
+			over = f.Severity == finding.SeverityInfo && strings.Contains(f.Message, "the first of the setups the recipe's comment names")
+		}
+	}
+	if !over {
+		t.Errorf("no info GPU004 that holds on every setup: %+v", l4.Findings)
+	}
+
+	conflict := lintTree(t, lint.Options{GPU: "L4"}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml")
+	var reported bool
+	for _, f := range conflict.Findings {
+		if f.Rule == "TARGET001" && strings.Contains(f.Message, "the comment states GPU 8× A100 (memory unstated) or 16× H100-80GB over machines it does not count, but the --gpu flag gives L4") {
+			reported = f.Severity == finding.SeverityInfo && f.Range.Start.Line == 3
+		}
+	}
+	if !reported {
+		t.Errorf("no info TARGET001 at the comment for a GPU no setup names: %+v", conflict.Findings)
+	}
+	agree := lintTree(t, lint.Options{GPU: "H100-80GB"}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml")
+	for _, f := range agree.Findings {
+		if f.Rule == "TARGET001" {
+			t.Errorf("TARGET001 %q for a GPU one setup names", f.Message)
 		}
 	}
 }

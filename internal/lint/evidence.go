@@ -66,6 +66,10 @@ func (s *subject) inputs() map[string]finding.Input {
 				v = fmt.Sprintf("%s, the least of the GPUs the recipe's comment may mean by %q (%s; it states no memory)",
 					strings.TrimSuffix(v, ", as the recipe's comment says"), t.Comment.hw.Written, strings.Join(vs, ", "))
 			}
+			if t.Comment.setupsTaken() != nil {
+				v = fmt.Sprintf("%s, the first of the setups the recipe's comment names (%s; each is estimated)",
+					strings.TrimSuffix(v, ", as the recipe's comment says"), t.Comment.setupsString())
+			}
 			out["gpu"] = finding.Input{Name: "gpu", Value: v, Source: finding.SourceAssumed,
 				Range: t.GPUAt, Settle: "confirm with --gpu or targets.gpu"}
 		}
@@ -91,8 +95,14 @@ func (s *subject) inputs() map[string]finding.Input {
 	case t.Comment.gpusTaken() > 0:
 		c := t.Comment
 		v := fmt.Sprintf("%d (%d node × %d, as the recipe's comment says)", c.hw.GPUs(), c.hw.Nodes, c.hw.GPUsPerNode)
-		if c.hw.Nodes > 1 {
+		switch {
+		case c.hw.Total > 0:
+			v = fmt.Sprintf("%d (over machines it does not count, as the recipe's comment says)", c.hw.GPUs())
+		case c.hw.Nodes > 1:
 			v = fmt.Sprintf("%d (%d nodes × %d, as the recipe's comment says)", c.hw.GPUs(), c.hw.Nodes, c.hw.GPUsPerNode)
+		}
+		if c.setupsTaken() != nil {
+			v = fmt.Sprintf("%d, the first of the setups the recipe's comment names (%s; each is estimated)", c.hw.GPUs(), c.setupsString())
 		}
 		if sh := c.shardingTaken(); sh.Scheme != "" {
 			v = strings.TrimSuffix(v, ")") + ", sharded by " + sh.String() + ")"
