@@ -90,8 +90,8 @@ func TestRecipeCommentStatesHardware(t *testing.T) {
 		t.Errorf("GPU004 severity %v, want info: the hardware rests on a comment", gpu004.Severity)
 	}
 	for name, want := range map[string]string{
-		"gpu":  "H100-80GB (79.1 GiB usable, catalog), as the recipe's comment says",
-		"gpus": "8 (1 node × 8, as the recipe's comment says, sharded by DeepSpeed ZeRO-3)",
+		"gpu":  "H100-80GB (79.1 GiB usable, catalog), as the recipe's comment at line 1 says",
+		"gpus": "8 (1 node × 8, as the recipe's comment at line 1 says, sharded by DeepSpeed ZeRO-3)",
 	} {
 		in, ok := evidenceOf(*gpu004, name)
 		if !ok {
@@ -326,7 +326,7 @@ func TestRecipeBodyCommentStatesHardware(t *testing.T) {
 		t.Fatalf("no GPU004 for micro batch 64 at 32768 tokens on an A6000: %+v", over.Findings)
 	}
 	in, ok := evidenceOf(*gpu004, "gpu")
-	if !ok || in.Source != finding.SourceAssumed || !strings.Contains(in.Value, "RTX-A6000") || !strings.Contains(in.Value, "the recipe's comment says") {
+	if !ok || in.Source != finding.SourceAssumed || !strings.Contains(in.Value, "RTX-A6000") || !strings.Contains(in.Value, "as the recipe's comment at line 9 says") {
 		t.Errorf("gpu evidence %+v, want the A6000 assumed from the comment", in)
 	}
 	if in.Range == nil || in.Range.Start.Line != 9 || in.Range.Start.Col != 3 {

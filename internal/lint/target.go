@@ -130,6 +130,12 @@ func (c *commentTarget) setupsTaken() []commentSetup {
 	return c.setups
 }
 
+// says names the comment as evidence does: "as the recipe's comment at
+// line 13 says".
+func (c *commentTarget) says() string {
+	return fmt.Sprintf("as the recipe's comment at line %d says", c.hw.Line)
+}
+
 // setupsString lists the setups a comment names, as it states them.
 func (c *commentTarget) setupsString() string {
 	var ss []string
