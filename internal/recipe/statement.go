@@ -54,7 +54,7 @@ var bodyLine = regexp.MustCompile(`(?i)^` +
 	`(?:will|should|can|does|do)\s+(?:work|run|fit|train)\s+(?:on|into|in)|` +
 	`(?:works?|runs?|fits?|trains?)\s+(?:on|into|in))\s+` +
 	`(?:(?P<nodes>\d{1,4})\s+nodes?\s+(?:of|with|w/|x|×)\s+)?` +
-	`(?:(?:an?\s+)?(?P<count>\d{1,3})\s*(?:[x×*]\s*)?|(?P<one>an?\s+single|an?|single|one)\s+)?` +
+	`(?:(?:an?\s+)?(?P<count>\d{1,3})\s*(?P<times>[x×*]\s*)?|(?P<one>an?\s+single|an?|single|one)\s+)?` +
 	`(?:(?P<vendor>nvidia|rtx|tesla|geforce)[\s-]+)?` +
 	`(?P<name>[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)` +
 	`(?:\s*\(?\s*(?P<memory>\d{1,3})\s*GB\s*\)?)?` +
@@ -95,10 +95,14 @@ func parseBody(s string, resolve func(string) []string) (Hardware, bool) {
 	switch {
 	case g("nodes") != "":
 		h.Nodes, _ = strconv.Atoi(g("nodes"))
+	case plural && g("count") != "" && g("times") != "":
+		// "16xH100 machines": 16 GPUs in all (hardwareLine's reading).
+		h.Nodes, h.Total = 0, mustAtoi(g("count"))
 	case plural:
-		return Hardware{}, false // GPUs over machines it does not count
+		return Hardware{}, false // "16 H100 machines" may count machines
 	}
 	switch {
+	case h.Total > 0:
 	case g("count") != "":
 		h.GPUsPerNode, _ = strconv.Atoi(g("count"))
 		if h.GPUsPerNode <= 0 {
@@ -112,7 +116,7 @@ func parseBody(s string, resolve func(string) []string) (Hardware, bool) {
 	case g("nodes") != "":
 		return Hardware{}, false // nodes of an uncounted GPU
 	}
-	if h.Nodes <= 0 {
+	if h.Nodes <= 0 && h.Total <= 0 {
 		return Hardware{}, false
 	}
 	name := g("name")

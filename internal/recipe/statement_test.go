@@ -38,33 +38,38 @@ func TestParseBody(t *testing.T) {
 		{"was only tested on one L4 GPU", &Hardware{Nodes: 1, GPUsPerNode: 1, GPU: "L4", Written: "L4"}},
 		{"should fit into 4 A100s", &Hardware{Nodes: 1, GPUsPerNode: 4, GPU: "A100-40GB", Written: "A100s", Variants: []string{"A100-40GB", "A100-80GB"}}},
 		{"tested on an 8xA100-80GB machine", &Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-80GB", Written: "A100-80GB"}},
+		{"works on 16xH100 machines", &Hardware{Total: 16, GPU: "H100-80GB", Written: "H100"}}, // 16 GPUs over uncounted machines
 
 		// Negatives, each from a real comment: a recipe's or config's in
 		// testdata/realworld or found with the code search.
-		{"for H100, H200 GPUs", nil},                                                                  // a Slurm launch script's comment
-		{"For H100 (compute capability 9.0)", nil},                                                    // a docker build script's comment
-		{"for H100 only", nil},                                                                        // beside a model id in a Python config
-		{"A100: set to 8", nil},                                                                       // a setting's advice per GPU
-		{"designed for 8 GPUs, so batch size 32", nil},                                                // allenai/open-instruct dpo/default.yaml
-		{"batch size (trained on 256 gpus)", nil},                                                     // EleutherAI/pythia models/12B/pythia-12b.yml
-		{"Note, reduced from 8192 to fit on one GPU with DeepSpeed Stage3", nil},                      // open-instruct tulu2_7b_lora.yaml
-		{"= total GPU count (8 for 8xH100; 2 for 2xB200)", nil},                                       // axolotl glm-5.2-nvfp4-lora.yaml
-		{"GLM-5.2 MoE LoRA, ~500B, FSDP2 multi-GPU (2xB200 / 8xH100).", nil},                          // the same file's first line
-		{"CUDA-capable GPUs (tested on A100/V100)", nil},                                              // a README's requirements
-		{"tested on A100/V100", nil},                                                                  // two GPUs
-		{"This config needs 8 GPUs to run", nil},                                                      // hishab-nlp/torchtune llama3_70B_lora.yaml
-		{"Set to \"float16\" for compatibility with V100 GPUs; use \"bfloat16\" for A100, H100", nil}, // kaito custom-model-deployment.yaml
-		{"Requires: 2x H200", nil},                                                                    // kserve nemotron-3-ultra-pd.yaml: no verb of running
+		{"for H100, H200 GPUs", nil},                                             // a Slurm launch script's comment
+		{"For H100 (compute capability 9.0)", nil},                               // a docker build script's comment
+		{"for H100 only", nil},                                                   // beside a model id in a Python config
+		{"A100: set to 8", nil},                                                  // a setting's advice per GPU
+		{"designed for 8 GPUs, so batch size 32", nil},                           // allenai/open-instruct dpo/default.yaml
+		{"batch size (trained on 256 gpus)", nil},                                // EleutherAI/pythia models/12B/pythia-12b.yml
+		{"Note, reduced from 8192 to fit on one GPU with DeepSpeed Stage3", nil}, // open-instruct tulu2_7b_lora.yaml
+		{"= total GPU count (8 for 8xH100; 2 for 2xB200)", nil},                  // axolotl glm-5.2-nvfp4-lora.yaml
+		{"GLM-5.2 (glm_moe_dsa) MoE LoRA on an NVFP4 (modelopt) checkpoint via ScatterMoE. ~500B, FSDP2 multi-GPU (2xB200 / 8xH100).", nil}, // its first line
+		{"CUDA-capable GPUs (tested on A100/V100)", nil}, // a README's requirements
+		{"tested on A100/V100", nil},                     // two GPUs
+		{"This config needs 8 GPUs to run", nil},         // hishab-nlp/torchtune llama3_70B_lora.yaml
+		{"Set to \"float16\" for compatibility with V100 GPUs; use \"bfloat16\" for A100, H100 or newer GPUs", nil}, // kaito custom-model-deployment.yaml
+		{"Requires: 2x H200 nodes, HF token secret", nil},                                                           // kserve nemotron-3-ultra-pd.yaml: no verb of running
+		{"across at least 4x 16GB V100. TP=4 generates 4-way all-reduce traffic on", nil},                           // production-stack values-25-v100-multi-gpu-tp4.yaml
+		{"limited by GPU memory", nil},                                           // beside micro_batch_size in NeMo test configs
+		{"Should work with 20 GB VRAM, adjust if needed", nil},                   // beside micro_batch_size in a litgpt tutorial config
+		{"Run on a single 24GB GPU box (3090 / 3090 Ti). ~14 hours total.", nil}, // a training script's header
 		{"it has been rigorously tested on A100 cards, it is expected to", nil},
-		{"Runs ProtT5-XL embeddings on a single A100, then the", nil}, // more after the GPU
-		{"https://huggingface.co/tiiuae/falcon-7b/tree/main", nil},
+		{"Runs ProtT5-XL embeddings on a single A100, then the", nil},                                    // more after the GPU
+		{"required by falcon custom model code: https://huggingface.co/tiiuae/falcon-7b/tree/main", nil}, // axolotl falcon/config-7b-qlora.yml
 		{"doesn't fit on a single A100", nil},
 		{"if it runs on an A100", nil},
 		{"the original model was trained on 2048 A100s", nil},
 		{"we could not run on 8 H100s", nil},
 		{"tested on Z9000", nil},
 		{"tested on 2 nodes of A100", nil}, // nodes of an uncounted GPU
-		{"works on 16xH100 machines", nil}, // the spread over machines unstated
+		{"works on 16 H100 machines", nil}, // the number may count the machines
 	}
 	for _, tc := range tests {
 		t.Run(tc.text, func(t *testing.T) {
