@@ -416,10 +416,25 @@ func TestCommentNamesSetups(t *testing.T) {
 	if !reported {
 		t.Errorf("no info TARGET001 at the comment for a GPU no setup names: %+v", conflict.Findings)
 	}
+	// A stated GPU one setup names takes that setup's count.
 	agree := lintTree(t, lint.Options{GPU: "H100-80GB"}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml")
 	for _, f := range agree.Findings {
 		if f.Rule == "TARGET001" {
 			t.Errorf("TARGET001 %q for a GPU one setup names", f.Message)
 		}
+	}
+	if s := agree.Sizing; s == nil || s.GPU != "H100-80GB" || s.Open != "" || !s.Fits {
+		t.Errorf("sizing %+v, want the flag's H100 over the 16 GPUs its setup names", s)
+	}
+	// A stated GPU and count that no one setup names together.
+	mixed := lintTree(t, lint.Options{GPU: "H100-80GB", GPUs: 8}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml")
+	reported = false
+	for _, f := range mixed.Findings {
+		if f.Rule == "TARGET001" && strings.Contains(f.Message, "the comment states GPU count 8× A100 (memory unstated) or 16× H100-80GB over machines it does not count, but the --gpus flag gives 8") {
+			reported = true
+		}
+	}
+	if !reported {
+		t.Errorf("no TARGET001 for 8 H100s, a setup the comment does not name: %+v", mixed.Findings)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -748,7 +749,8 @@ func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget)
 // setup per catalog GPU each may mean, the target's GPU and count the
 // first's, each estimated in turn (estimateSetups). A GPU or a count
 // stated elsewhere wins: it is checked against the setups, a
-// disagreement with all of them recorded, and no setup is taken.
+// disagreement with all of them recorded, and no setup is taken; a stated
+// GPU whose setups all give one count takes that count.
 func (l *Linter) takeSetups(t *Target, c *commentTarget, conflict func(name, used, by, stated string)) {
 	var setups []commentSetup
 	for _, h := range append([]recipe.Hardware{c.hw}, c.hw.Or...) {
@@ -766,16 +768,34 @@ func (l *Linter) takeSetups(t *Target, c *commentTarget, conflict func(name, use
 			setups = append(setups, commentSetup{hw: one, gpu: pl.GPU})
 		}
 	}
-	gpuAgrees, countAgrees := t.GPU == nil, t.GPUs == 0
-	for _, s := range setups {
-		gpuAgrees = gpuAgrees || s.gpu.Name == t.GPU.Name
-		countAgrees = countAgrees || s.hw.GPUs() == t.GPUs
+	// matches reports whether a setup names the GPU stated elsewhere and,
+	// with count, the stated GPU count too.
+	matches := func(count bool) bool {
+		for _, s := range setups {
+			if (t.GPU == nil || s.gpu.Name == t.GPU.Name) && (!count || t.GPUs == 0 || s.hw.GPUs() == t.GPUs) {
+				return true
+			}
+		}
+		return false
 	}
-	if !gpuAgrees {
+	switch {
+	case !matches(false):
 		conflict("GPU", t.GPU.Name, statedBy(t.GPUFrom, "--gpu"), c.setupsString())
-	}
-	if !countAgrees {
+	case !matches(true):
 		conflict("GPU count", fmt.Sprint(t.GPUs), statedBy(t.GPUsFrom, "--gpus"), c.setupsString())
+	}
+	if t.GPU != nil && t.GPUs == 0 {
+		// The stated GPU picks the setups that name it; when they all
+		// give one count, the count is taken from them.
+		var picked []commentSetup
+		for _, s := range setups {
+			if s.gpu.Name == t.GPU.Name {
+				picked = append(picked, s)
+			}
+		}
+		if len(picked) > 0 && !slices.ContainsFunc(picked, func(s commentSetup) bool { return s.hw.GPUs() != picked[0].hw.GPUs() }) {
+			c.hw, c.gpus = picked[0].hw, true
+		}
 	}
 	if t.GPU != nil || t.GPUs > 0 {
 		return
