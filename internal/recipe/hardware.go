@@ -156,10 +156,11 @@ const (
 
 // StatedHardware reads the hardware statement of a recipe's leading
 // comment block: the comment lines before its first setting, the first
-// one that is a whole statement (hardwareLine). When the block states
-// none, a statement in a comment anywhere else is read (bodyLine: "Max
-// size tested on A6000", "# up to 8k will work on a single H100" beside
-// a setting), which may leave the GPU count unstated (GPUsPerNode 0). resolve maps a GPU name to
+// one that is a whole statement (hardwareLine) or names several setups
+// (setupsLine). When the block states none, a statement in a comment
+// anywhere in the recipe is read (bodyLine: "Max size tested on A6000",
+// "# up to 8k will work on a single H100" beside a setting), which may
+// leave the GPU count unstated (GPUsPerNode 0). resolve maps a GPU name to
 // the catalog names it may mean: one for a GPU, several (least memory
 // first) for a name without the memory its variants differ by, none when
 // the catalog has no such GPU; a plural "s" is dropped before asking, and

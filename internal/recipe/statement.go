@@ -42,8 +42,9 @@ import (
 // an A100, raise the batch" (a condition, and more after the GPU), "the
 // original model was trained on 2048 A100s" (another subject), a URL.
 //
-// A statement read there is an assumed input like the leading block's,
-// and the leading block wins when it states the hardware. Statements in
+// A statement read so is an assumed input like the leading block's, and
+// the leading block's own grammar (hardwareLine) wins when it states the
+// hardware; when it does not, its lines are read by this grammar too. Statements in
 // the body that name different setups state none.
 
 // bodyLine is the grammar of a hardware statement anywhere in a recipe.
@@ -187,15 +188,12 @@ func shardingOf(zero, fsdp, ver string) Sharding {
 type comment struct {
 	line       int // 1-based
 	start, end int // byte offsets of the text after "#" and blanks
-	leading    bool
 }
 
-// comments lists a YAML file's comments in order, each marked leading when
-// it lies before the first setting. A "#" inside quotes or in a block
-// scalar ("|" or ">") is text, not a comment.
+// comments lists a YAML file's comments in order. A "#" inside quotes or
+// in a block scalar ("|" or ">") is text, not a comment.
 func comments(data []byte) []comment {
 	var out []comment
-	leading := true
 	block := -1 // indentation of the key that opened a block scalar; -1 when none
 	off := 0
 	for n := 1; off < len(data); n++ {
@@ -218,17 +216,16 @@ func comments(data []byte) []comment {
 			block = -1
 		}
 		if body[indent] == '#' {
-			out = append(out, commentAt(data, n, lineStart+indent, lineStart+len(body), leading))
+			out = append(out, commentAt(data, n, lineStart+indent, lineStart+len(body)))
 			continue
 		}
 		if string(bytes.TrimSpace(body)) == "---" {
 			continue
 		}
-		leading = false
 		hash := inlineHash(body[indent:])
 		value := body[indent:]
 		if hash >= 0 {
-			out = append(out, commentAt(data, n, lineStart+indent+hash, lineStart+len(body), false))
+			out = append(out, commentAt(data, n, lineStart+indent+hash, lineStart+len(body)))
 			value = bytes.TrimRight(value[:hash], " \t")
 		}
 		if opensBlock(value) {
@@ -239,7 +236,7 @@ func comments(data []byte) []comment {
 }
 
 // commentAt is the comment whose "#" is at hash and whose line ends at end.
-func commentAt(data []byte, n, hash, end int, leading bool) comment {
+func commentAt(data []byte, n, hash, end int) comment {
 	start := hash
 	for start < end && data[start] == '#' {
 		start++
@@ -247,7 +244,7 @@ func commentAt(data []byte, n, hash, end int, leading bool) comment {
 	for start < end && (data[start] == ' ' || data[start] == '\t') {
 		start++
 	}
-	return comment{line: n, start: start, end: end, leading: leading}
+	return comment{line: n, start: start, end: end}
 }
 
 // inlineHash is the offset of the "#" that starts a comment after a value
@@ -281,16 +278,14 @@ func opensBlock(value []byte) bool {
 	return blockIndicator.Match(value)
 }
 
-// bodyHardware reads the hardware statements of a recipe's comments after
-// its leading block (parseBody). ok is false when there is none, or when
-// two name different setups.
+// bodyHardware reads the hardware statements of a recipe's comments
+// (parseBody), the leading block's included: a "Tested on A6000" there
+// states what it states beside a setting. ok is false when there is none,
+// or when two name different setups.
 func bodyHardware(data []byte, cs []comment, resolve func(string) []string) (Hardware, bool) {
 	var first Hardware
 	found := false
 	for _, c := range cs {
-		if c.leading {
-			continue
-		}
 		h, ok := parseBody(string(data[c.start:c.end]), resolve)
 		if !ok {
 			continue

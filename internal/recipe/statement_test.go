@@ -107,7 +107,8 @@ func TestStatedHardwareInBody(t *testing.T) {
 		{name: "block scalar text", data: "chat_template: |\n  # tested on a single H100\n  {{ x }}\nb: 1\n"},
 		{name: "after a block scalar", data: "chat_template: |-\n  {{ x }}\nb: 1 # tested on a single H100\n",
 			want: &Hardware{Nodes: 1, GPUsPerNode: 1, GPU: "H100-80GB", Written: "H100", Line: 3, Start: 35, End: 58}},
-		{name: "a leading comment in the body's grammar only", data: "# tested on A6000\nbase_model: m\n"},
+		{name: "a leading comment in the body's grammar only", data: "# Model arguments\n# Tested on A6000\nbase_model: m\n",
+			want: &Hardware{Nodes: 1, GPU: "RTX-A6000", Written: "A6000", Line: 2, Start: 20, End: 35}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
