@@ -367,3 +367,92 @@ func (t Target) estimateGPUVariants(w *normalize.Workload, tw tuner.Workload, es
 	open["settle"] = "state the GPU with its memory: --gpu or targets.gpu"
 	return map[string]any{"open": open}, nil
 }
+
+// estimateSetups judges a subject whose hardware is a recipe comment's
+// several setups ("tested on 8xA100 machine and 16xH100 machines") on
+// each of them, every catalog GPU a setup's name may mean with that
+// setup's count: the setup is the one open input. When every setup gives
+// the same verdict, the rules read the first's estimate (the target's GPU
+// and count), less the advice that rests on one setup's capacity, with
+// estimate.open saying so; when they differ, the rules read only
+// estimate.open. Another open input (the sharding) gives no verdict.
+func (t Target) estimateSetups(w *normalize.Workload) (map[string]any, *finding.Memory) {
+	type result struct {
+		label, verdict string
+		need, capacity int64
+		fits           bool
+	}
+	var rs []result
+	var first map[string]any
+	var firstMem *finding.Memory
+	for _, s := range t.Comment.setups {
+		st := t
+		c := *t.Comment
+		c.hw, c.setups, c.variantGPUs = s.hw, nil, nil
+		st.Comment, st.GPU = &c, s.gpu
+		tw, ok := st.tunerWorkload(w)
+		if !ok {
+			return nil, nil
+		}
+		e, mem := st.estimateOne(w, s.gpu.Target(), tw)
+		if e == nil {
+			return nil, nil
+		}
+		if first == nil {
+			first, firstMem = e, mem
+		}
+		need, _ := e["total"].(int64)
+		capacity, _ := e["capacity"].(int64)
+		fits, _ := e["fits"].(bool)
+		rs = append(rs, result{label: s.hw.String(), verdict: t.verdict(need, capacity), need: need, capacity: capacity, fits: fits})
+	}
+	agree := true
+	list := make([]any, 0, len(rs))
+	var all []string
+	byVerdict := map[string][]string{}
+	for _, r := range rs {
+		agree = agree && r.verdict == rs[0].verdict
+		list = append(list, map[string]any{"value": r.label, "total": r.need, "verdict": r.verdict, "fits": r.fits})
+		all = append(all, fmt.Sprintf("%s (%s of %s)", r.label, gib(r.need), gib(r.capacity)))
+		byVerdict[r.verdict] = append(byVerdict[r.verdict], r.label)
+	}
+	// The sizing's top-level figures are the least need and its setup's
+	// capacity (openSizing), so that the two read as one estimate.
+	least := 0
+	for i, r := range rs {
+		if r.need < rs[least].need {
+			least = i
+		}
+	}
+	open := map[string]any{"input": "setup", "alternatives": list, "agree": agree, "capacity": rs[least].capacity}
+	if agree {
+		what := map[string]string{
+			verdictFits:  "fits",
+			verdictTight: "leaves under the headroom free on",
+			verdictOver:  "exceeds",
+		}[rs[0].verdict]
+		open["note"] = fmt.Sprintf("the estimate %s every setup the recipe's comment names: %s", what, strings.Join(all, ", "))
+		open["capacity"] = rs[0].capacity
+		out := maps.Clone(first)
+		for _, k := range []string{"max_micro_batch", "stages", "alternatives"} {
+			delete(out, k)
+		}
+		out["summary"] = fmt.Sprintf("%s, on %s, the first of the setups the recipe's comment names (%s)",
+			out["summary"], rs[0].label, strings.Join(all, ", "))
+		out["open"] = open
+		return out, firstMem
+	}
+	var parts []string
+	if v := byVerdict[verdictFits]; len(v) > 0 {
+		parts = append(parts, "fits "+joinOr(v))
+	}
+	if v := byVerdict[verdictTight]; len(v) > 0 {
+		parts = append(parts, fmt.Sprintf("leaves under %.0f%% free on %s", t.headroom()*100, joinOr(v)))
+	}
+	if v := byVerdict[verdictOver]; len(v) > 0 {
+		parts = append(parts, "does not fit "+joinOr(v))
+	}
+	open["note"] = fmt.Sprintf("the recipe's comment names several setups, and the estimate %s (%s)", joinAnd(parts), strings.Join(all, ", "))
+	open["settle"] = "state the GPU and the GPU count the recipe runs on: --gpu and --gpus, or targets.gpu and targets.gpus"
+	return map[string]any{"open": open}, nil
+}

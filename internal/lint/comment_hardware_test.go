@@ -90,8 +90,8 @@ func TestRecipeCommentStatesHardware(t *testing.T) {
 		t.Errorf("GPU004 severity %v, want info: the hardware rests on a comment", gpu004.Severity)
 	}
 	for name, want := range map[string]string{
-		"gpu":  "H100-80GB (79.1 GiB usable, catalog), as the recipe's comment says",
-		"gpus": "8 (1 node × 8, as the recipe's comment says, sharded by DeepSpeed ZeRO-3)",
+		"gpu":  "H100-80GB (79.1 GiB usable, catalog), as the recipe's comment at line 1 says",
+		"gpus": "8 (1 node × 8, as the recipe's comment at line 1 says, sharded by DeepSpeed ZeRO-3)",
 	} {
 		in, ok := evidenceOf(*gpu004, name)
 		if !ok {
@@ -194,8 +194,7 @@ func torchtuneFull(comment string) string {
 
 // A torchtune config's "tested on" line states its hardware as the
 // open-r1 openings do: the GPU and the world size are taken from it as
-// assumed inputs and the recipe is sized. A line naming two setups states
-// none.
+// assumed inputs and the recipe is sized.
 func TestTorchtuneTestedOnComment(t *testing.T) {
 	sized := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull("# This config is only tested on 2 nodes w/ 8 H100 machines.")}, "70B_full.yaml")
 	s := sized.Sizing
@@ -212,10 +211,7 @@ func TestTorchtuneTestedOnComment(t *testing.T) {
 			t.Errorf("%s at %v rests on hardware only a comment states, want at most info", f.Rule, f.Severity)
 		}
 	}
-	two := "# This config was only tested on 8xA100 machine and 16xH100 machines."
-	if r := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml"); r.Sizing != nil {
-		t.Errorf("%q: sizing %+v, want none", two, r.Sizing)
-	}
+	// A line naming two setups is sized over both (TestCommentNamesSetups).
 	// A GPU without its memory is sized on each variant it may mean
 	// (TestCommentGPUWithoutMemory).
 	bare := "# This config is only tested on an 8xA100 machine."
@@ -286,5 +282,159 @@ func TestCommentGPUWithoutMemory(t *testing.T) {
 	both := lintTree(t, lint.Options{}, map[string]string{"sft.yaml": sftRecipe("# Config for 1 node of 8 A100s", "2048", "1")}, "sft.yaml")
 	if both.Sizing != nil {
 		t.Errorf("sizing %+v with the sharding and the GPU's memory both open, want none", both.Sizing)
+	}
+}
+
+// axolotlQLoRA is an axolotl QLoRA of a 7B model with the given comment
+// line above micro_batch_size and the given inline comment on
+// sequence_len, as axolotl's examples state the GPU they were tried on
+// (axolotl-ai-cloud/axolotl examples/archived/falcon/config-7b-qlora.yml,
+// examples/llama-4/scout-qlora-single-h100-flex.yaml at 067b021c).
+func axolotlQLoRA(above, inline, seq, micro string) string {
+	return "base_model: Qwen/Qwen2.5-Coder-7B-Instruct\nload_in_4bit: true\nadapter: qlora\nlora_r: 16\nlora_alpha: 32\n" +
+		"lora_target_linear: true\nsequence_len: " + seq + inline + "\ngradient_accumulation_steps: 1\n" +
+		above + "\nmicro_batch_size: " + micro + "\nbf16: true\ngradient_checkpointing: true\n"
+}
+
+// A statement of the hardware in a comment beside a setting, not in the
+// leading block, is read as the leading block's is: the GPU an assumed
+// input located at the comment, the verdict at most info, a stated source
+// winning with a TARGET001 at the comment. A comment that names a GPU
+// without a verb of running or fitting states nothing.
+func TestRecipeBodyCommentStatesHardware(t *testing.T) {
+	a6000 := lintTree(t, lint.Options{}, map[string]string{"qlora.yml": axolotlQLoRA("# Max size tested on A6000", "", "2048", "2")}, "qlora.yml")
+	if s := a6000.Sizing; s == nil || s.GPU != "RTX-A6000" || !s.Fits {
+		t.Fatalf("sizing %+v, want a fitting estimate on RTX-A6000", s)
+	}
+
+	h100 := lintTree(t, lint.Options{}, map[string]string{"qlora.yml": axolotlQLoRA("", "  # up to 8k will work on a single H100", "4096", "1")}, "qlora.yml")
+	if s := h100.Sizing; s == nil || s.GPU != "H100-80GB" {
+		t.Fatalf("sizing %+v, want an estimate on H100-80GB", s)
+	}
+
+	over := lintTree(t, lint.Options{}, map[string]string{"qlora.yml": axolotlQLoRA("# Max size tested on A6000", "", "32768", "64")}, "qlora.yml")
+	var gpu004 *finding.Finding
+	for i, f := range over.Findings {
+		if f.Rule == "GPU004" {
+			gpu004 = &over.Findings[i]
+		}
+		if strings.HasPrefix(f.Rule, "GPU") && f.Severity != finding.SeverityInfo {
+			t.Errorf("%s at %v rests on a GPU only a comment states, want at most info", f.Rule, f.Severity)
+		}
+	}
+	if gpu004 == nil {
+		t.Fatalf("no GPU004 for micro batch 64 at 32768 tokens on an A6000: %+v", over.Findings)
+	}
+	in, ok := evidenceOf(*gpu004, "gpu")
+	if !ok || in.Source != finding.SourceAssumed || !strings.Contains(in.Value, "RTX-A6000") || !strings.Contains(in.Value, "as the recipe's comment at line 9 says") {
+		t.Errorf("gpu evidence %+v, want the A6000 assumed from the comment", in)
+	}
+	if in.Range == nil || in.Range.Start.Line != 9 || in.Range.Start.Col != 3 {
+		t.Errorf("gpu evidence range %+v, want the comment at line 9 col 3", in.Range)
+	}
+
+	flag := lintTree(t, lint.Options{GPU: "A100-80GB"}, map[string]string{"qlora.yml": axolotlQLoRA("# Max size tested on A6000", "", "2048", "2")}, "qlora.yml")
+	var conflict bool
+	for _, f := range flag.Findings {
+		if f.Rule == "TARGET001" && strings.Contains(f.Message, "the comment states GPU RTX-A6000, but the --gpu flag gives A100-80GB") {
+			conflict = f.Severity == finding.SeverityInfo && f.Range.Start.Line == 9
+		}
+	}
+	if !conflict {
+		t.Errorf("no info TARGET001 at the comment (line 9) for --gpu A100-80GB: %+v", flag.Findings)
+	}
+
+	for _, c := range []string{"# for H100 use bf16", "# A100: set to 8", "# doesn't fit on a single A6000"} {
+		if r := lintTree(t, lint.Options{}, map[string]string{"qlora.yml": axolotlQLoRA(c, "", "2048", "2")}, "qlora.yml"); r.Sizing != nil {
+			t.Errorf("%q: sizing %+v, want none", c, r.Sizing)
+		}
+	}
+}
+
+// A comment that names several setups ("only tested on 8xA100 machine and
+// 16xH100 machines", pytorch/torchtune recipes/configs/llama4/
+// scout_17B_16E_full.yaml at bd2a0fc) is sized on each, every GPU a
+// setup's name may mean with that setup's count: a verdict stands only
+// when all agree, and at info; when they differ, vram-overcommit says at
+// info which fit and what to state. A GPU stated elsewhere wins, and one
+// that no setup names is reported at the comment.
+func TestCommentNamesSetups(t *testing.T) {
+	two := "# This config was only tested on 8xA100 machine and 16xH100 machines."
+	split := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml")
+	s := split.Sizing
+	if s == nil || s.Open != "setup" || s.Fits || len(s.Alternatives) != 5 {
+		t.Fatalf("sizing %+v, want one over the four 8× A100 variants and 16× H100", s)
+	}
+	var fitting []string
+	for _, a := range s.Alternatives {
+		if a.Fits {
+			fitting = append(fitting, a.Value)
+		}
+	}
+	// 70B's bf16 weights, gradients and AdamW states over 8 GPUs are
+	// about 70 GiB each before activations; over 16, half that.
+	if strings.Join(fitting, ",") != "16× H100-80GB over machines it does not count" {
+		t.Errorf("fitting setups %q, want only the 16 H100s", fitting)
+	}
+	var gpu004 *finding.Finding
+	for i, f := range split.Findings {
+		if f.Rule == "GPU004" {
+			gpu004 = &split.Findings[i]
+		}
+	}
+	if gpu004 == nil || gpu004.Severity != finding.SeverityInfo || !strings.Contains(gpu004.Message, "names several setups") ||
+		!strings.Contains(gpu004.Message, "state the GPU and the GPU count") {
+		t.Fatalf("GPU004 %+v, want an info that names the setups that fit and asks for the GPU and count", gpu004)
+	}
+	in, ok := evidenceOf(*gpu004, "gpus")
+	if !ok || in.Source != finding.SourceAssumed || !strings.Contains(in.Value, "16× H100-80GB over machines it does not count") || in.Range == nil || in.Range.Start.Line != 3 {
+		t.Errorf("gpus evidence %+v, want the setups assumed from the comment at line 3", in)
+	}
+
+	// Every setup over: the verdict holds, at info.
+	l4 := lintTree(t, lint.Options{}, map[string]string{"70B_full.yaml": torchtuneFull("# This config was only tested on 4xL4 machine or 8xL4 machine.")}, "70B_full.yaml")
+	if s := l4.Sizing; s == nil || s.Open != "setup" || s.Fits || s.GPU != "L4" {
+		t.Fatalf("sizing %+v, want a verdict over both L4 setups", s)
+	}
+	var over bool
+	for _, f := range l4.Findings {
+		if f.Rule == "GPU004" {
+			over = f.Severity == finding.SeverityInfo && strings.Contains(f.Message, "the first of the setups the recipe's comment names")
+		}
+	}
+	if !over {
+		t.Errorf("no info GPU004 that holds on every setup: %+v", l4.Findings)
+	}
+
+	conflict := lintTree(t, lint.Options{GPU: "L4"}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml")
+	var reported bool
+	for _, f := range conflict.Findings {
+		if f.Rule == "TARGET001" && strings.Contains(f.Message, "the comment states GPU 8× A100 (memory unstated) or 16× H100-80GB over machines it does not count, but the --gpu flag gives L4") {
+			reported = f.Severity == finding.SeverityInfo && f.Range.Start.Line == 3
+		}
+	}
+	if !reported {
+		t.Errorf("no info TARGET001 at the comment for a GPU no setup names: %+v", conflict.Findings)
+	}
+	// A stated GPU one setup names takes that setup's count.
+	agree := lintTree(t, lint.Options{GPU: "H100-80GB"}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml")
+	for _, f := range agree.Findings {
+		if f.Rule == "TARGET001" {
+			t.Errorf("TARGET001 %q for a GPU one setup names", f.Message)
+		}
+	}
+	if s := agree.Sizing; s == nil || s.GPU != "H100-80GB" || s.Open != "" || !s.Fits {
+		t.Errorf("sizing %+v, want the flag's H100 over the 16 GPUs its setup names", s)
+	}
+	// A stated GPU and count that no one setup names together.
+	mixed := lintTree(t, lint.Options{GPU: "H100-80GB", GPUs: 8}, map[string]string{"70B_full.yaml": torchtuneFull(two)}, "70B_full.yaml")
+	reported = false
+	for _, f := range mixed.Findings {
+		if f.Rule == "TARGET001" && strings.Contains(f.Message, "the comment states GPU count 8× A100 (memory unstated) or 16× H100-80GB over machines it does not count, but the --gpus flag gives 8") {
+			reported = true
+		}
+	}
+	if !reported {
+		t.Errorf("no TARGET001 for 8 H100s, a setup the comment does not name: %+v", mixed.Findings)
 	}
 }

@@ -94,6 +94,9 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 	if !ok || t.Model == nil {
 		return nil, nil
 	}
+	if t.Comment.setupsTaken() != nil {
+		return t.estimateSetups(w)
+	}
 	tw, ok := t.tunerWorkload(w)
 	if !ok {
 		if t.Comment.variants() != nil {
@@ -308,8 +311,9 @@ type Sizing struct {
 	// (tuner.Catalog.ModelByName); empty otherwise.
 	AssumedWeights string `json:"assumed_weights,omitempty"`
 	// Open names the one input that decides the memory and that nothing
-	// states ("sharding", "method", or "gpu" for a recipe comment's GPU
-	// named without its memory) when the sizing covers its plausible
+	// states ("sharding", "method", "gpu" for a recipe comment's GPU
+	// named without its memory, "setup" for a comment that names several
+	// setups) when the sizing covers its plausible
 	// values: Alternatives gives the estimate under each, Fits holds only
 	// when every one fits, and PerGPUBytes is the one the rules judged (the
 	// assumed full fine-tune for the method, the least need for the

@@ -61,10 +61,14 @@ func (s *subject) inputs() map[string]finding.Input {
 		}
 		stated("gpu", v, sourceOf(t.GPUFrom), "")
 		if t.GPUFrom == "comment" {
-			v += ", as the recipe's comment says"
+			v += ", " + t.Comment.says()
 			if vs := t.Comment.variants(); len(vs) > 1 {
 				v = fmt.Sprintf("%s, the least of the GPUs the recipe's comment may mean by %q (%s; it states no memory)",
-					strings.TrimSuffix(v, ", as the recipe's comment says"), t.Comment.hw.Written, strings.Join(vs, ", "))
+					strings.TrimSuffix(v, ", "+t.Comment.says()), t.Comment.hw.Written, strings.Join(vs, ", "))
+			}
+			if t.Comment.setupsTaken() != nil {
+				v = fmt.Sprintf("%s, the first of the setups the recipe's comment names (%s; each is estimated)",
+					strings.TrimSuffix(v, ", "+t.Comment.says()), t.Comment.setupsString())
 			}
 			out["gpu"] = finding.Input{Name: "gpu", Value: v, Source: finding.SourceAssumed,
 				Range: t.GPUAt, Settle: "confirm with --gpu or targets.gpu"}
@@ -90,9 +94,15 @@ func (s *subject) inputs() map[string]finding.Input {
 		}
 	case t.Comment.gpusTaken() > 0:
 		c := t.Comment
-		v := fmt.Sprintf("%d (%d node × %d, as the recipe's comment says)", c.hw.GPUs(), c.hw.Nodes, c.hw.GPUsPerNode)
-		if c.hw.Nodes > 1 {
-			v = fmt.Sprintf("%d (%d nodes × %d, as the recipe's comment says)", c.hw.GPUs(), c.hw.Nodes, c.hw.GPUsPerNode)
+		v := fmt.Sprintf("%d (%d node × %d, %s)", c.hw.GPUs(), c.hw.Nodes, c.hw.GPUsPerNode, c.says())
+		switch {
+		case c.hw.Total > 0:
+			v = fmt.Sprintf("%d (over machines it does not count, %s)", c.hw.GPUs(), c.says())
+		case c.hw.Nodes > 1:
+			v = fmt.Sprintf("%d (%d nodes × %d, %s)", c.hw.GPUs(), c.hw.Nodes, c.hw.GPUsPerNode, c.says())
+		}
+		if c.setupsTaken() != nil {
+			v = fmt.Sprintf("%d, the first of the setups the recipe's comment names (%s; each is estimated)", c.hw.GPUs(), c.setupsString())
 		}
 		if sh := c.shardingTaken(); sh.Scheme != "" {
 			v = strings.TrimSuffix(v, ")") + ", sharded by " + sh.String() + ")"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -105,9 +106,45 @@ type commentTarget struct {
 	at finding.Range
 	// gpus of hw.Variants, resolved when the target takes the GPU.
 	variantGPUs []*tuner.GPU
-	gpu         bool
-	gpus        bool
-	sharding    bool
+	// setups are the alternatives a comment naming several setups states
+	// (hw.Or), one per catalog GPU each may mean, resolved when the target
+	// takes them; the target's GPU and count are the first's.
+	setups   []commentSetup
+	gpu      bool
+	gpus     bool
+	sharding bool
+}
+
+// commentSetup is one setup a recipe's comment names: its statement,
+// narrowed to one catalog GPU, and that GPU.
+type commentSetup struct {
+	hw  recipe.Hardware
+	gpu *tuner.GPU
+}
+
+// setupsTaken are the setups the target took from a comment that names
+// several; nil otherwise.
+func (c *commentTarget) setupsTaken() []commentSetup {
+	if c == nil || !c.gpu {
+		return nil
+	}
+	return c.setups
+}
+
+// says names the comment as evidence does: "as the recipe's comment at
+// line 13 says".
+func (c *commentTarget) says() string {
+	return fmt.Sprintf("as the recipe's comment at line %d says", c.hw.Line)
+}
+
+// setupsString lists the setups a comment names, as it states them.
+func (c *commentTarget) setupsString() string {
+	var ss []string
+	for _, h := range append([]recipe.Hardware{c.hw}, c.hw.Or...) {
+		h.Or = nil
+		ss = append(ss, h.String())
+	}
+	return joinOr(ss)
 }
 
 // variants are the catalog GPUs the comment may mean when it names a GPU
@@ -653,6 +690,10 @@ func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget)
 	conflict := func(name, used, by, stated string) {
 		t.Overridden = append(t.Overridden, Override{Name: name, File: used, At: &at, Default: stated, From: "comment", By: by})
 	}
+	if len(c.hw.Or) > 0 {
+		l.takeSetups(t, c, conflict)
+		return
+	}
 	if pl, ok := l.deps.Targets.gpu(c.hw.GPU); ok {
 		switch {
 		case t.GPU == nil:
@@ -671,12 +712,15 @@ func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget)
 			conflict("GPU", t.GPU.Name, statedBy(t.GPUFrom, "--gpu"), c.hw.GPU)
 		}
 	}
-	if t.GPUs > 0 {
-		if n := c.hw.GPUs(); n != t.GPUs {
+	switch n := c.hw.GPUs(); {
+	case n == 0:
+		// A statement in the recipe's body may name the GPU alone.
+	case t.GPUs > 0:
+		if n != t.GPUs {
 			conflict("GPU count", fmt.Sprint(t.GPUs), statedBy(t.GPUsFrom, "--gpus"),
 				fmt.Sprintf("%d (%s)", n, c.hw.String()))
 		}
-	} else {
+	default:
 		c.gpus = true
 	}
 	if c.hw.Sharding.Scheme == "" {
@@ -698,6 +742,67 @@ func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget)
 	case own.Scheme != "" && !own.Agrees(c.hw.Sharding):
 		conflict("sharding", own.String(), by, c.hw.Sharding.String())
 	}
+}
+
+// takeSetups fills the target from a comment that names several setups
+// as alternatives ("tested on 8xA100 machine and 16xH100 machines"): one
+// setup per catalog GPU each may mean, the target's GPU and count the
+// first's, each estimated in turn (estimateSetups). A GPU or a count
+// stated elsewhere wins: it is checked against the setups, a
+// disagreement with all of them recorded, and no setup is taken; a stated
+// GPU whose setups all give one count takes that count.
+func (l *Linter) takeSetups(t *Target, c *commentTarget, conflict func(name, used, by, stated string)) {
+	var setups []commentSetup
+	for _, h := range append([]recipe.Hardware{c.hw}, c.hw.Or...) {
+		names := h.Variants
+		if len(names) == 0 {
+			names = []string{h.GPU}
+		}
+		for _, n := range names {
+			pl, ok := l.deps.Targets.gpu(n)
+			if !ok || pl.MIG != nil {
+				return // a GPU the catalog lost: judge none
+			}
+			one := h
+			one.GPU, one.Variants, one.Or = pl.GPU.Name, nil, nil
+			setups = append(setups, commentSetup{hw: one, gpu: pl.GPU})
+		}
+	}
+	// matches reports whether a setup names the GPU stated elsewhere and,
+	// with count, the stated GPU count too.
+	matches := func(count bool) bool {
+		for _, s := range setups {
+			if (t.GPU == nil || s.gpu.Name == t.GPU.Name) && (!count || t.GPUs == 0 || s.hw.GPUs() == t.GPUs) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case !matches(false):
+		conflict("GPU", t.GPU.Name, statedBy(t.GPUFrom, "--gpu"), c.setupsString())
+	case !matches(true):
+		conflict("GPU count", fmt.Sprint(t.GPUs), statedBy(t.GPUsFrom, "--gpus"), c.setupsString())
+	}
+	if t.GPU != nil && t.GPUs == 0 {
+		// The stated GPU picks the setups that name it; when they all
+		// give one count, the count is taken from them.
+		var picked []commentSetup
+		for _, s := range setups {
+			if s.gpu.Name == t.GPU.Name {
+				picked = append(picked, s)
+			}
+		}
+		if len(picked) > 0 && !slices.ContainsFunc(picked, func(s commentSetup) bool { return s.hw.GPUs() != picked[0].hw.GPUs() }) {
+			c.hw, c.gpus = picked[0].hw, true
+		}
+	}
+	if t.GPU != nil || t.GPUs > 0 {
+		return
+	}
+	at := c.at
+	c.setups = setups
+	t.GPU, t.GPUFrom, t.GPUAt, c.gpu, c.gpus = setups[0].gpu, "comment", &at, true, true
 }
 
 // statedBy names where a target value came from, in a sentence; flag is

@@ -20,7 +20,9 @@ import (
 // never as a stated one.
 type Hardware struct {
 	// Nodes and GPUsPerNode are the node count (1 when the comment names
-	// none) and the GPUs of each node.
+	// none) and the GPUs of each node; GPUsPerNode is 0 when a statement
+	// in the recipe's body names the GPU without a count ("tested on
+	// A6000").
 	Nodes, GPUsPerNode int
 	// GPU is the name the catalog resolved (resolve's answer); Written is
 	// the GPU as the comment writes it, memory included ("H100s (80GB)").
@@ -30,6 +32,14 @@ type Hardware struct {
 	// A100-40GB or A100-80GB, PCIe or SXM), least memory first; GPU is
 	// the first. Nil when the name picks one GPU.
 	Variants []string
+	// Total is the GPU count of a statement that spreads its GPUs over
+	// machines it does not count ("16xH100 machines"): Nodes and
+	// GPUsPerNode are 0 then.
+	Total int
+	// Or are the other setups a statement names as alternatives to this
+	// one ("tested on 8xA100 machine and 16xH100 machines"), each with
+	// its own GPU, variants and count; their positions are this one's.
+	Or []Hardware
 	// Sharding is the scheme the comment names, zero when it names none.
 	Sharding Sharding
 	// Line is the comment's 1-based line; Start and End are the byte
@@ -38,7 +48,12 @@ type Hardware struct {
 }
 
 // GPUs is the world size the comment states: nodes × GPUs per node.
-func (h Hardware) GPUs() int { return h.Nodes * h.GPUsPerNode }
+func (h Hardware) GPUs() int {
+	if h.Total > 0 {
+		return h.Total
+	}
+	return h.Nodes * h.GPUsPerNode
+}
 
 // String renders the statement as gpulint reads it: "16 nodes × 8 H100,
 // FSDP1 full shard".
@@ -48,7 +63,12 @@ func (h Hardware) String() string {
 		gpu = strings.TrimSuffix(strings.TrimSuffix(h.Written, "s"), "S") + " (memory unstated)"
 	}
 	s := fmt.Sprintf("%d× %s", h.GPUsPerNode, gpu)
-	if h.Nodes > 1 {
+	switch {
+	case h.Total > 0:
+		s = fmt.Sprintf("%d× %s over machines it does not count", h.Total, gpu)
+	case h.GPUsPerNode == 0:
+		s = gpu + " (count unstated)"
+	case h.Nodes > 1:
 		s = fmt.Sprintf("%d nodes × %d %s", h.Nodes, h.GPUsPerNode, gpu)
 	}
 	if h.Sharding.Scheme != "" {
@@ -94,22 +114,25 @@ func (s Sharding) String() string {
 // memory ("(80GB)"), an optional unit ("machine", "nodes") and an optional
 // sharding ("with DeepSpeed ZeRO-3", "using FSDP2"). A node count may also
 // stand right before the per-node count when the unit is plural ("2 8xH100
-// nodes"); a plural unit with no node count ("16xH100 machines") leaves
-// the spread unstated and does not match. torchtune's configs state their hardware in these "tested on"
+// nodes"). A count multiplied into the GPU with a plural unit and no node
+// count ("16xH100 machines") is that many GPUs in all, as "8xA100 machine"
+// counts the GPUs of one, over machines it does not count (Total); with
+// no "x" ("16 H100 machines") the number may count the machines and the
+// line does not match. torchtune's configs state their hardware in these "tested on"
 // forms (pytorch/torchtune recipes/configs at bd2a0fc: llama3/70B_full.yaml
 // "This config is only tested on an 8xA100 machine.", llama3_3/
 // 70B_full_multinode.yaml "... on 2 nodes w/ 8 H100 machines.", llama4/
 // maverick_17B_128E_full.yaml "... on 2 8xH100 nodes.", mistral/
 // 7B_full_ppo_low_memory.yaml "... has been tested on an A100 80GB."). A
 // GPU named in passing ("we were unable to train at 32k on 8 H100s", "see
-// the H100 results") or two setups in one line ("8xA100 machine and
-// 16xH100 machines") is not a statement and does not match.
+// the H100 results") is not a statement and does not match; a line that
+// names several setups is setupsLine's.
 var hardwareLine = regexp.MustCompile(`(?i)^` +
 	`(?:(?:this\s+(?:config(?:uration)?|recipe)\s+(?:is|was|has\s+been)\s+(?:only\s+)?tested\s+on|` +
 	`(?:config(?:uration)?|recipe|setup|settings)\s+(?:for|on)|(?:runs?|ran|trained|train|tested|launched)\s+on|for|on)\s+)?` +
 	`(?:(\d{1,4})\s+nodes?\s+(?:of|with|w/|x|×)\s+)?` +
 	`(?:(\d{1,4})\s+)?` +
-	`(?:(?:an?\s+)?(\d{1,3})\s*(?:[x×*]\s*)?|(an?)\s+)` +
+	`(?:(?:an?\s+)?(\d{1,3})\s*([x×*]\s*)?|(an?)\s+)` +
 	`([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)` +
 	`(?:\s*\(?\s*(\d{1,3})\s*GB\s*\)?)?` +
 	`(?:\s+(machines?|nodes?|servers?))?` +
@@ -121,18 +144,23 @@ const (
 	hwNodes      = 1 // "16 nodes of"
 	hwNodesGlued = 2 // "2" of "2 8xH100 nodes"
 	hwCount      = 3 // "8" of "8 H100s" or "an 8xA100 machine"
-	hwArticle    = 4 // "an" of "an A100 80GB": one GPU
-	hwName       = 5
-	hwMemory     = 6
-	hwUnit       = 7 // machine(s), node(s), server(s)
-	hwZeRO       = 8
-	hwFSDP       = 9
-	hwFSDPVer    = 10
+	hwTimes      = 4 // "x" of "8xA100": the count multiplies the GPU
+	hwArticle    = 5 // "an" of "an A100 80GB": one GPU
+	hwName       = 6
+	hwMemory     = 7
+	hwUnit       = 8 // machine(s), node(s), server(s)
+	hwZeRO       = 9
+	hwFSDP       = 10
+	hwFSDPVer    = 11
 )
 
 // StatedHardware reads the hardware statement of a recipe's leading
 // comment block: the comment lines before its first setting, the first
-// one that is a whole statement (hardwareLine). resolve maps a GPU name to
+// one that is a whole statement (hardwareLine) or names several setups
+// (setupsLine). When the block states none, a statement in a comment
+// anywhere in the recipe is read (bodyLine: "Max size tested on A6000",
+// "# up to 8k will work on a single H100" beside a setting), which may
+// leave the GPU count unstated (GPUsPerNode 0). resolve maps a GPU name to
 // the catalog names it may mean: one for a GPU, several (least memory
 // first) for a name without the memory its variants differ by, none when
 // the catalog has no such GPU; a plural "s" is dropped before asking, and
@@ -161,12 +189,15 @@ func StatedHardware(data []byte, resolve func(string) []string) (Hardware, bool)
 		lead += len(text) - len(stmt)
 		h, ok := parseHardware(string(stmt), resolve)
 		if !ok {
+			h, ok = parseSetups(string(stmt), resolve)
+		}
+		if !ok {
 			continue
 		}
 		h.Line, h.Start, h.End = n, lineStart+lead, lineStart+lead+len(stmt)
 		return h, true
 	}
-	return Hardware{}, false
+	return bodyHardware(data, comments(data), resolve)
 }
 
 // parseHardware matches one comment's text against the grammar and
@@ -191,9 +222,17 @@ func parseHardware(s string, resolve func(string) []string) (Hardware, bool) {
 			return Hardware{}, false
 		}
 		h.Nodes, _ = strconv.Atoi(m[hwNodesGlued])
+	case plural && m[hwCount] != "" && m[hwTimes] != "":
+		// "16xH100 machines": 16 × H100, as "8xA100 machine" counts the
+		// GPUs of one, over machines the statement does not count.
+		h.Nodes, h.Total = 0, mustAtoi(m[hwCount])
+		if h.Total <= 0 || !h.resolveGPU(m[hwName], m[hwMemory], resolve) {
+			return Hardware{}, false
+		}
+		h.Sharding = shardingOf(m[hwZeRO], m[hwFSDP], m[hwFSDPVer])
+		return h, true
 	case plural:
-		// "16xH100 machines": how the GPUs are spread over the machines
-		// is unstated.
+		// "16 H100 machines" may count machines as well as GPUs.
 		return Hardware{}, false
 	}
 	if m[hwArticle] != "" {
@@ -207,43 +246,10 @@ func parseHardware(s string, resolve func(string) []string) (Hardware, bool) {
 	if h.Nodes <= 0 || h.GPUsPerNode <= 0 {
 		return Hardware{}, false
 	}
-	name, mem := m[hwName], m[hwMemory]
-	var names []string
-	for _, n := range []string{name, strings.TrimSuffix(strings.TrimSuffix(name, "s"), "S")} {
-		if mem != "" {
-			names = append(names, n+"-"+mem+"GB")
-		}
-		names = append(names, n)
-	}
-	for _, n := range names {
-		if gs := resolve(n); len(gs) > 0 {
-			h.GPU = gs[0]
-			if len(gs) > 1 {
-				h.Variants = gs
-			}
-			break
-		}
-	}
-	if h.GPU == "" {
+	if !h.resolveGPU(m[hwName], m[hwMemory], resolve) {
 		return Hardware{}, false
 	}
-	h.Written = name
-	if mem != "" {
-		h.Written += " (" + mem + "GB)"
-	}
-	switch {
-	case m[hwZeRO] != "":
-		stage, _ := strconv.Atoi(m[hwZeRO])
-		if stage == 0 {
-			break // ZeRO-0 shards nothing
-		}
-		h.Sharding = Sharding{Scheme: "zero", Stage: stage}
-	case m[hwFSDP] != "":
-		h.Sharding = Sharding{Scheme: "fsdp", Stage: 3}
-		if m[hwFSDPVer] != "" {
-			h.Sharding.Version, _ = strconv.Atoi(m[hwFSDPVer])
-		}
-	}
+	h.Sharding = shardingOf(m[hwZeRO], m[hwFSDP], m[hwFSDPVer])
 	return h, true
 }
 
@@ -287,4 +293,57 @@ func (s Sharding) Agrees(c Sharding) bool {
 		return s.Stage == c.Stage
 	}
 	return c.Version == 0 || s.Version == 0 && c.Version == 1 || s.Version == c.Version
+}
+
+// mustAtoi is strconv.Atoi for a string a regexp matched as digits.
+func mustAtoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// setupsLine is a leading comment that names several setups the recipe
+// was run on, as alternatives: torchtune's llama4/scout_17B_16E_full.yaml
+// (pytorch/torchtune at bd2a0fc) says "This config was only tested on
+// 8xA100 machine and 16xH100 machines." A lead of testing or running is
+// required, and each setup between the separators ("and", "or", ",",
+// "/") must be a whole statement of hardwareLine with a count (8xA100
+// machine, 16xH100 machines, 2 nodes of 8 H100s). A setup that leaves its
+// GPUs uncounted, or a GPU the catalog does not know, makes the line no
+// statement: every alternative must be sized for a verdict to stand.
+var setupsLine = regexp.MustCompile(`(?i)^` +
+	`(?:this\s+(?:config(?:uration)?|recipe)\s+(?:is|was|has\s+been)\s+(?:only\s+)?tested\s+on|` +
+	`(?:runs?|ran|trained|tested)\s+on)\s+` +
+	`(` + setup + `(?:` + setupSep + setup + `)+)` +
+	`\s*\.?$`)
+
+// setup is one setup of setupsLine, parsed again by hardwareLine.
+const setup = `(?:(?:\d{1,4}\s+nodes?\s+(?:of|with|w/|x|×)\s+)?(?:an?\s+)?\d{1,3}\s*[x×*]?\s*` +
+	`[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?:\s*\(?\s*\d{1,3}\s*GB\s*\)?)?(?:\s+(?:machines?|nodes?|servers?))?)`
+
+// setupSep separates the setups of setupsLine.
+const setupSep = `(?:\s*,\s*(?:and\s+|or\s+)?|\s*/\s*|\s+and\s+|\s+or\s+)`
+
+var setupSplit = regexp.MustCompile(`(?i)` + setupSep)
+
+// parseSetups reads a line that names several setups (setupsLine): the
+// first setup, with the others in Or.
+func parseSetups(s string, resolve func(string) []string) (Hardware, bool) {
+	m := setupsLine.FindStringSubmatch(s)
+	if m == nil {
+		return Hardware{}, false
+	}
+	var hs []Hardware
+	for _, part := range setupSplit.Split(m[1], -1) {
+		h, ok := parseHardware(part, resolve)
+		if !ok || h.GPUs() == 0 || h.Sharding.Scheme != "" {
+			return Hardware{}, false
+		}
+		hs = append(hs, h)
+	}
+	if len(hs) < 2 {
+		return Hardware{}, false
+	}
+	h := hs[0]
+	h.Or = hs[1:]
+	return h, true
 }

@@ -57,9 +57,24 @@ func TestStatedHardware(t *testing.T) {
 		{name: "GPU without its memory", data: "# This config is only tested on an 8xA100 machine.\n",
 			want: &Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-40GB", Written: "A100", Variants: []string{"A100-40GB", "A100-80GB"}, Line: 1, Start: 2, End: 50}},
 
-		// Two setups, or a spread the line leaves open, are not one statement.
-		{name: "two setups", data: "# This config was only tested on 8xA100 machine and 16xH100 machines.\n"},
-		{name: "GPUs over uncounted machines", data: "# This config was only tested on 16xH100 machines.\n"},
+		// A line naming two setups states both, as alternatives (pytorch/
+		// torchtune recipes/configs/llama4/scout_17B_16E_full.yaml at
+		// bd2a0fc); "16xH100 machines" is 16 H100s, as "8xA100 machine"
+		// is 8 A100s, over machines the line does not count.
+		{name: "two setups", data: "# This config was only tested on 8xA100 machine and 16xH100 machines.\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-40GB", Written: "A100", Variants: []string{"A100-40GB", "A100-80GB"},
+				Or: []Hardware{{Total: 16, GPU: "H100-80GB", Written: "H100"}}, Line: 1, Start: 2, End: 69}},
+		{name: "three setups", data: "# Tested on 4xL4 machine, 2 nodes of 8 H100s or an 8xA100-80GB machine\n",
+			want: &Hardware{Nodes: 1, GPUsPerNode: 4, GPU: "L4", Written: "L4",
+				Or:   []Hardware{{Nodes: 2, GPUsPerNode: 8, GPU: "H100-80GB", Written: "H100s"}, {Nodes: 1, GPUsPerNode: 8, GPU: "A100-80GB", Written: "A100-80GB"}},
+				Line: 1, Start: 2, End: 70}},
+		{name: "GPUs over uncounted machines", data: "# This config was only tested on 16xH100 machines.\n",
+			want: &Hardware{Total: 16, GPU: "H100-80GB", Written: "H100", Line: 1, Start: 2, End: 50}},
+		{name: "machines that may be counted", data: "# This config was only tested on 16 H100 machines.\n"},
+		{name: "a setup of an unknown GPU", data: "# This config was only tested on 8xA100 machine and 8xZ9000 machine.\n"},
+		{name: "a setup without a count", data: "# This config was only tested on 8xA100 machine and H100s.\n"},
+		{name: "setups without a lead", data: "# 8xA100 machine and 16xH100 machines\n"},
+		{name: "setups with more after them", data: "# This config was only tested on 8xA100 machine and 16xH100 machines so far, see the docs\n"},
 		{name: "node count before a singular unit", data: "# This config is only tested on 2 8xH100 node.\n"},
 		{name: "article with a plural unit", data: "# tested on an H100 nodes\n"},
 		{name: "two node counts", data: "# 2 nodes of 4 8xH100 nodes\n"},
@@ -107,6 +122,10 @@ func TestHardwareString(t *testing.T) {
 	h = Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "A100-40GB", Written: "A100s", Variants: []string{"A100-40GB", "A100-80GB"}}
 	if got, want := h.String(), "8× A100 (memory unstated)"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
+	}
+	h = Hardware{Total: 16, GPU: "H100-80GB"}
+	if got, want := h.String(), "16× H100-80GB over machines it does not count"; got != want || h.GPUs() != 16 {
+		t.Errorf("String() = %q, GPUs() = %d, want %q and 16", got, h.GPUs(), want)
 	}
 	h = Hardware{Nodes: 1, GPUsPerNode: 8, GPU: "H100-80GB", Sharding: Sharding{Scheme: "zero", Stage: 3}}
 	if got, want := h.String(), "8× H100-80GB, DeepSpeed ZeRO-3"; got != want {
