@@ -69,6 +69,10 @@ func TestParamsExactTotals(t *testing.T) {
 		{"openai-community/gpt2", 124_439_808, 124_439_808},
 		{"google-bert/bert-base-uncased", 109_482_240, 109_482_240},
 		{"deepseek-ai/DeepSeek-V3", 671_026_419_200, 37_552_282_624},
+		// Falcon-7B: multi-query attention (query_key_value 4544 → 4544 +
+		// 2 × 64), one LayerNorm per parallel-attention layer, tied head:
+		// 65024·4544 + 32 × (4544·4672 + 4544² + 2·4544·18176 + 2·4544) + 2·4544.
+		{"tiiuae/falcon-7b", 6_921_720_704, 6_921_720_704},
 	}
 	for _, tc := range tests {
 		m, ok := c.Model(tc.id)
@@ -114,6 +118,10 @@ func TestKVBytesPerToken(t *testing.T) {
 		{"meta-llama/Llama-3.1-8B", 16, 16_384},
 		{"deepseek-ai/DeepSeek-V3", 8, 70_272},
 		{"google-bert/bert-base-uncased", 1, 0},
+		// Falcon-7B's one KV head: 2 × 32 layers × 64 × 2 bytes, the same on
+		// every TP rank (the head is replicated, not split).
+		{"tiiuae/falcon-7b", 1, 8_192},
+		{"tiiuae/falcon-7b", 4, 8_192},
 	}
 	for _, tc := range tests {
 		m, _ := c.Model(tc.id)
