@@ -432,7 +432,15 @@ func Alternatives(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom f
 			out["unsharded"] = r
 		}
 	}
-	if tw.Kind == tuner.QLoRA && tw.WeightQuant == "" {
+	// A checkpoint published quantized (its config.json's
+	// quantization_config, or a name such as "...-bnb-4bit" mapped to a
+	// catalog model with its weights) loads quantized whatever the recipe
+	// says: transformers treats a config.json that carries a
+	// quantization_config as pre-quantized and loads with the stored one
+	// (huggingface/transformers get_hf_quantizer, in modeling_utils.py
+	// from_pretrained and later quantizers/auto.py), so no 16-bit base
+	// exists under that id to compare with.
+	if tw.Kind == tuner.QLoRA && tw.WeightQuant == "" && m.Quant == nil {
 		bf := tw
 		bf.Kind = tuner.LoRA
 		if r, ok := est(bf); ok {
