@@ -178,6 +178,19 @@ func adapterInputCopies(m *Model, r resolved, moe bool, ab, t float64) float64 {
 			in += experts * h
 		case "down":
 			in += experts * inter / t
+		case "shared_gate", "shared_up", "shared_down":
+			if moe && m.MoE != nil {
+				e := m.MoE
+				shared := float64(e.SharedExperts)
+				if e.SharedIntermediate > 0 {
+					shared++
+				}
+				if tg == "shared_down" {
+					in += shared * float64(max(e.Intermediate, e.SharedIntermediate)) / t
+				} else {
+					in += shared * h
+				}
+			}
 		}
 	}
 	return ab * in

@@ -180,6 +180,15 @@ func TestLoRAParams(t *testing.T) {
 		{"meta-llama/Llama-3.1-8B", 16, nil, 41_943_040},
 		{"meta-llama/Llama-3.1-8B", 16, []string{"all-linear"}, 41_943_040},
 		{"meta-llama/Llama-3.1-8B", 16, []string{"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}, 41_943_040},
+		// Path-qualified names as PEFT matches them (a suffix after "."):
+		// self_attn.q_proj is every layer's q, the same count as q_proj.
+		{"meta-llama/Llama-3.1-8B", 8, []string{"self_attn.q_proj", "self_attn.v_proj"}, 3_407_872},
+		// axolotl's Llama 4 Scout QLoRA targets: attention and the shared
+		// expert only, not the 16 routed experts. Per layer, r=32:
+		// q 32·(5120+5120) + k, v 32·(5120+1024) + o 32·(5120+5120)
+		// + 3 × 32·(5120+8192) = 2,326,528; × 48 layers.
+		{"meta-llama/Llama-4-Scout-17B-16E", 32, []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+			"shared_expert.gate_proj", "shared_expert.up_proj", "shared_expert.down_proj"}, 111_673_344},
 	}
 	for _, tc := range tests {
 		m := mustModel(t, c, tc.model)
@@ -189,6 +198,35 @@ func TestLoRAParams(t *testing.T) {
 		}
 		if got := loraParams(m, tc.rank, targets); got != tc.want {
 			t.Errorf("%s r=%d %v: %d adapter params, want %d", tc.model, tc.rank, tc.targets, got, tc.want)
+		}
+	}
+}
+
+// TestLoRAPathTargets: which path-qualified target names are read, and
+// as what; a layer index, a regular expression or an unknown scope is not.
+func TestLoRAPathTargets(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string // nil: unknown
+	}{
+		{"self_attn.q_proj", []string{"q"}},
+		{"self_attention.dense", []string{"o"}},
+		{"feed_forward.shared_expert.down_proj", []string{"shared_down"}},
+		{"mlp.shared_experts.gate_proj", []string{"shared_gate"}},
+		{"shared_expert.q_proj", nil},
+		{"self_attn.gate_proj", nil},
+		{"layers.0.self_attn.q_proj", nil},
+		{"experts.gate_projs.[0-9]+$", nil},
+		{"mlp.gate_proj", nil},
+		{"block_sparse_moe.experts.w1", nil},
+	}
+	for _, tc := range tests {
+		got, err := canonicalTargets([]string{tc.in})
+		if (err != nil) != (tc.want == nil) || err == nil && !slices.Equal(got, tc.want) {
+			t.Errorf("canonicalTargets(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+		if KnownLoRATarget(tc.in) != (tc.want != nil) {
+			t.Errorf("KnownLoRATarget(%q) = %v", tc.in, !(tc.want != nil))
 		}
 	}
 }

@@ -106,6 +106,16 @@ func loraParams(m *Model, rank int, targets []string) int64 {
 			perAttn += r * (d[0] + d[1])
 			continue
 		}
+		if strings.HasPrefix(t, "shared_") {
+			// The shared experts' projection alone, in MoE layers only.
+			if e := m.MoE; e != nil {
+				perMoE += int64(e.SharedExperts) * r * (h + int64(e.Intermediate))
+				if e.SharedIntermediate > 0 {
+					perMoE += r * (h + int64(e.SharedIntermediate))
+				}
+			}
+			continue
+		}
 		perDense += r * (h + int64(m.Intermediate))
 		if e := m.MoE; e != nil {
 			experts := int64(e.Experts + e.SharedExperts)

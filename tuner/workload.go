@@ -213,7 +213,8 @@ type Workload struct {
 	KbitFP32 bool
 
 	// LoRARank (default 16) and LoRATargets (default q, k, v, o, gate, up, down;
-	// also accepts q_proj-style names, w1/w2/w3 and "all-linear").
+	// also accepts q_proj-style names, w1/w2/w3, "all-linear", and names
+	// under self_attn. or shared_expert., see loraPathTarget).
 	LoRARank    int
 	LoRATargets []string
 
@@ -295,6 +296,63 @@ var loraModuleAliases = map[string]string{
 }
 
 var allLoRATargets = []string{"q", "k", "v", "o", "gate", "up", "down"}
+
+// sharedLoRATargets are the MLP projections of a MoE layer's shared
+// experts alone: what a path-qualified target such as
+// "shared_expert.gate_proj" adapts (loraPathTarget).
+var sharedLoRATargets = []string{"shared_gate", "shared_up", "shared_down"}
+
+// loraScopes name the module a path-qualified PEFT target reaches
+// through, by the last component before the projection: attention blocks
+// (Llama self_attn, GPT-NeoX and Falcon attention, Falcon self_attention)
+// hold q, k, v and o; a MoE layer's shared expert (Llama 4 and Qwen2-MoE
+// shared_expert, DeepSeek shared_experts) holds gate, up and down.
+var loraScopes = map[string]string{
+	"self_attn": "attention", "attn": "attention", "attention": "attention", "self_attention": "attention",
+	"shared_expert": "shared", "shared_experts": "shared",
+}
+
+// KnownLoRATarget reports whether Workload.LoRATargets accepts s: a
+// module name (q_proj, w1, ...), all-linear, or a path-qualified name
+// (self_attn.q_proj, shared_expert.gate_proj).
+func KnownLoRATarget(s string) bool {
+	_, err := canonicalTargets([]string{s})
+	return err == nil
+}
+
+// loraPathTarget reads a path-qualified target module. PEFT matches a
+// string target against a module's full name when the name equals it or
+// ends with "." plus it (peft/tuners/tuners_utils.py
+// check_target_module_exists), so "self_attn.q_proj" adapts every
+// layer's query projection, and "shared_expert.gate_proj" the shared
+// expert's gate and not a routed expert's (Llama 4's routed experts are
+// gate_up_proj tensors, or gate_projs.N in axolotl's linearized experts,
+// src/axolotl/monkeypatch/models/llama4/modeling.py @ 102fdac). A path
+// with a layer index, a regular expression or a scope not in loraScopes
+// is not read (ok false).
+func loraPathTarget(k string) (string, bool) {
+	parts := strings.Split(k, ".")
+	c, ok := loraModuleAliases[parts[len(parts)-1]]
+	if !ok {
+		return "", false
+	}
+	for _, p := range parts[:len(parts)-1] {
+		if p == "" || strings.ContainsAny(p, "0123456789[]*+?()|^$\\") && loraScopes[p] == "" {
+			return "", false
+		}
+	}
+	switch loraScopes[parts[len(parts)-2]] {
+	case "attention":
+		if c == "q" || c == "k" || c == "v" || c == "o" {
+			return c, true
+		}
+	case "shared":
+		if c == "gate" || c == "up" || c == "down" {
+			return "shared_" + c, true
+		}
+	}
+	return "", false
+}
 
 func (w Workload) resolve(m *Model) (resolved, error) {
 	r := resolved{Workload: w}
@@ -489,13 +547,16 @@ func canonicalTargets(in []string) ([]string, error) {
 			continue
 		}
 		c, ok := loraModuleAliases[k]
+		if !ok && strings.Contains(k, ".") {
+			c, ok = loraPathTarget(k)
+		}
 		if !ok {
-			return nil, fmt.Errorf("unknown lora target module %q (known: q, k, v, o, gate, up, down, their _proj names, w1/w2/w3, all-linear)", t)
+			return nil, fmt.Errorf("unknown lora target module %q (known: q, k, v, o, gate, up, down, their _proj names, w1/w2/w3, all-linear, and these under self_attn. or shared_expert.)", t)
 		}
 		set[c] = true
 	}
 	var out []string
-	for _, k := range allLoRATargets {
+	for _, k := range append(allLoRATargets[:len(allLoRATargets):len(allLoRATargets)], sharedLoRATargets...) {
 		if set[k] {
 			out = append(out, k)
 		}

@@ -10,17 +10,6 @@ import (
 	"github.com/gpulint/gpulint/tuner"
 )
 
-// loraTargetSpellings are the target-module names tuner.Workload accepts
-// (tuner/workload.go loraModuleAliases); a recipe naming any other module
-// is estimated with the default targets.
-var loraTargetSpellings = map[string]bool{
-	"q": true, "k": true, "v": true, "o": true, "gate": true, "up": true, "down": true,
-	"q_proj": true, "k_proj": true, "v_proj": true, "o_proj": true, "gate_proj": true,
-	"up_proj": true, "down_proj": true, "query": true, "key": true, "value": true,
-	"wq": true, "wk": true, "wv": true, "wo": true, "out_proj": true, "output_proj": true,
-	"dense": true, "w1": true, "w2": true, "w3": true, "all-linear": true, "all": true,
-}
-
 // Workload maps a fine-tuning recipe run on gpus GPUs (0 when unknown) to
 // the memory model: a full fine-tune (tuner.Train), LoRA, or QLoRA (LoRA
 // on a 4- or 8-bit base), with its micro batch, sequence length,
@@ -244,7 +233,9 @@ func workload(w *normalize.Workload, gpus int, launched *normalize.Workload, fsd
 		if ts, ok := get("adapter.targets").([]any); ok {
 			for _, x := range ts {
 				s, _ := x.(string)
-				if !loraTargetSpellings[strings.ToLower(s)] {
+				// A recipe naming a module tuner.Workload does not know is
+				// estimated with the default targets.
+				if !tuner.KnownLoRATarget(s) {
 					tw.LoRATargets = nil
 					break
 				}

@@ -107,6 +107,13 @@ func TestWorkload(t *testing.T) {
 			ok: true,
 		},
 		{
+			name:   "path-qualified target modules are read (axolotl's Llama 4 QLoRA names them so)",
+			recipe: "base_model: m\nadapter: lora\nlora_target_modules: [self_attn.q_proj, shared_expert.gate_proj]\nmicro_batch_size: 1\nbf16: true\n",
+			want: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.BF16, MicroBatch: 1, SeqLen: 512, DataParallel: 1, TensorParallel: 1, PipelineParallel: 1,
+				LoRATargets: []string{"self_attn.q_proj", "shared_expert.gate_proj"}},
+			ok: true,
+		},
+		{
 			name:   "unknown target modules fall back to the default targets",
 			recipe: "base_model: m\nadapter: lora\nlora_target_modules: [c_attn]\nmicro_batch_size: 1\nbf16: true\n",
 			want:   tuner.Workload{Kind: tuner.LoRA, Precision: tuner.BF16, MicroBatch: 1, SeqLen: 512, DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
