@@ -73,6 +73,9 @@ func TestParamsExactTotals(t *testing.T) {
 		// 2 × 64), one LayerNorm per parallel-attention layer, tied head:
 		// 65024·4544 + 32 × (4544·4672 + 4544² + 2·4544·18176 + 2·4544) + 2·4544.
 		{"tiiuae/falcon-7b", 6_921_720_704, 6_921_720_704},
+		// XGen-7B: Llama-2-7B with a 51200 vocabulary, embedding and
+		// untied head each 19200 × 4096 larger.
+		{"Salesforce/xgen-7b-8k-base", 6_895_702_016, 6_895_702_016},
 	}
 	for _, tc := range tests {
 		m, ok := c.Model(tc.id)
@@ -122,6 +125,7 @@ func TestKVBytesPerToken(t *testing.T) {
 		// every TP rank (the head is replicated, not split).
 		{"tiiuae/falcon-7b", 1, 8_192},
 		{"tiiuae/falcon-7b", 4, 8_192},
+		{"Salesforce/xgen-7b-8k-base", 1, 524_288}, // Llama-2-7B's: 32 KV heads
 	}
 	for _, tc := range tests {
 		m, _ := c.Model(tc.id)
