@@ -248,6 +248,33 @@ func TestQLoRAWeights(t *testing.T) {
 	}
 }
 
+// TestLoRAOnBitsandbytesCheckpoint: LoRA (no 4-bit load asked) on a
+// checkpoint stored in bitsandbytes 4-bit holds the base in that format,
+// not in bf16: transformers loads a pre-quantized checkpoint quantized.
+func TestLoRAOnBitsandbytesCheckpoint(t *testing.T) {
+	c := testCatalog(t)
+	big := CapacityTarget("huge", 1<<50)
+	w := Workload{Kind: LoRA, SeqLen: 16, LoRARank: 8, LoRATargets: []string{"q", "v"}}
+	plain := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	bnb, _, ok := c.ModelByName("unsloth/llama-3.1-8b-bnb-4bit")
+	if !ok {
+		t.Fatal("unsloth/llama-3.1-8b-bnb-4bit maps to no catalog model")
+	}
+	q := plain.quantizableParams()
+	adapters := float64(loraParams(plain, 8, []string{"q", "v"})) * 4
+	for _, tc := range []struct {
+		m    *Model
+		want float64
+	}{
+		{plain, float64(plain.Params())*2 + adapters},
+		{bnb, float64(q)*0.5625 + float64(plain.Params()-q)*2 + adapters},
+	} {
+		if got := float64(estimate(t, tc.m, big, w).PerGPU.Weights); math.Abs(got-tc.want) > 2 {
+			t.Errorf("LoRA weights on %s (quant %+v) = %.0f, want %.0f", tc.m.ID, tc.m.Quant, got, tc.want)
+		}
+	}
+}
+
 func TestServeDefaults(t *testing.T) {
 	c := testCatalog(t)
 	m := mustModel(t, c, "meta-llama/Llama-3.1-8B-Instruct")

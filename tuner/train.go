@@ -155,6 +155,16 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 		if r.Precision == FP32 || r.Precision == AMP {
 			f = weightFormats["fp32"]
 		}
+		if q := m.Quant; r.Kind == LoRA && q != nil && q.Method == "bitsandbytes" {
+			// A checkpoint stored in bitsandbytes loads quantized whatever
+			// the recipe asks (transformers get_hf_quantizer: a config.json
+			// with a quantization_config is pre-quantized), so LoRA on it
+			// keeps the base in the stored format, as QLoRA would.
+			if cf, ok := checkpointFormat(q); ok {
+				f = cf
+				e.Notes = append(e.Notes, fmt.Sprintf("the checkpoint is stored in bitsandbytes %d-bit, which loads as such: the frozen base is sized in %s", q.Bits, f.name))
+			}
+		}
 		if r.Kind == QLoRA {
 			// QLoRA default: NF4 with double quantization (memory-model.md §6.1).
 			name := "nf4-dq"
