@@ -337,7 +337,7 @@ func loraPathTarget(k string) (string, bool) {
 		return "", false
 	}
 	for _, p := range parts[:len(parts)-1] {
-		if p == "" || strings.ContainsAny(p, "0123456789[]*+?()|^$\\") && loraScopes[p] == "" {
+		if p == "" || strings.ContainsAny(p, "0123456789[]*+?()|^$\\") {
 			return "", false
 		}
 	}
