@@ -87,7 +87,7 @@ func TestModelAssumedFromName(t *testing.T) {
 }
 
 // A QLoRA recipe on a bitsandbytes re-pack ("-bnb-4bit") is sized as the
-// catalog base its name names, with 4-bit weights, as an assumed input;
+// catalog base its name names, with 4-bit weights held once, as an assumed input;
 // and since the checkpoint holds no 16-bit base, quantized-base-on-large-gpu
 // does not advise loading one, as it does for the same recipe on the
 // 16-bit catalog id.
@@ -134,5 +134,10 @@ func TestBitsandbytesRepackAssumedFromName(t *testing.T) {
 	}
 	if s := files["repack.yml"].Sizing; s != nil && !s.Fits {
 		t.Errorf("repack.yml: 8B QLoRA does not fit an H100: %+v", s)
+	}
+	// The base is held once, in 4 bits: QLoRA on the re-pack needs what
+	// QLoRA on the 16-bit id needs (it quantizes that base on load).
+	if r, b := files["repack.yml"].Sizing, files["base.yml"].Sizing; r == nil || b == nil || r.PerGPUBytes != b.PerGPUBytes {
+		t.Errorf("QLoRA on the re-pack %+v, on the 16-bit id %+v: want the same need", r, b)
 	}
 }
