@@ -135,6 +135,24 @@ func TestActivationsMatchKorthikanti(t *testing.T) {
 	}
 }
 
+// A parallel-attention layer with one norm (Falcon-7B) saves the norm's
+// output once for both projections: ab·h per token less than the same
+// layer with two norms, beside the second norm's own input.
+func TestActivationsParallelAttentionSharesInput(t *testing.T) {
+	m := mustModel(t, testCatalog(t), "tiiuae/falcon-7b")
+	r, err := Workload{Kind: Train, Precision: BF16, SeqLen: 2048}.resolve(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := *m
+	two.NormsPerLayer = 2
+	h := float64(m.Hidden)
+	got := trainLayerActivation(&two, r, false).perToken - trainLayerActivation(m, r, false).perToken
+	if want := 2*h + 2*h; got != want { // the second LayerNorm's input (bf16) and the second projection input
+		t.Errorf("two norms save %.0f bytes per token more than one, want %.0f", got, want)
+	}
+}
+
 func TestActivationsScale(t *testing.T) {
 	c := testCatalog(t)
 	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
