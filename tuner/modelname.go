@@ -44,9 +44,10 @@ var quantTokens = map[string]bool{
 //     (quant_method bitsandbytes, load_in_4bit) as pre-quantized and loads
 //     the weights 4-bit whatever the recipe asks (get_hf_quantizer,
 //     huggingface/transformers quantizers/auto.py), so a QLoRA recipe on
-//     it quantizes nothing more and holds the base once. checkpointFormat sizes it as nf4 (0.5625 B per
-//     weight); whether the checkpoint double-quantizes its scales the
-//     name cannot say.
+//     it quantizes nothing more and holds the base once. checkpointFormat
+//     sizes it as nf4 (0.5625 B per weight); whether the checkpoint
+//     double-quantizes its scales the name cannot say. nf4 without bnb
+//     stays unmapped (torchao and others store NF4 their own way).
 //   - bnb with 8bit or int8: a bitsandbytes LLM.int8 checkpoint (load_in_8bit),
 //     1 byte per weight (checkpointFormat's int8).
 //
