@@ -293,6 +293,23 @@ func TestLoRAOnBitsandbytesCheckpoint(t *testing.T) {
 	}
 }
 
+// A full fine-tune of a checkpoint stored in bitsandbytes is no workload
+// the memory model sizes: transformers' Trainer refuses it.
+func TestFullFineTuneOfBitsandbytesCheckpointRefused(t *testing.T) {
+	c := testCatalog(t)
+	bnb, _, ok := c.ModelByName("unsloth/llama-3.1-8b-bnb-4bit")
+	if !ok {
+		t.Fatal("unsloth/llama-3.1-8b-bnb-4bit maps to no catalog model")
+	}
+	big := CapacityTarget("huge", 1<<50)
+	if _, err := EstimateMemory(bnb, big, Workload{Kind: Train, SeqLen: 16}); err == nil || !strings.Contains(err.Error(), "cannot be fully fine-tuned") {
+		t.Errorf("full fine-tune of a bnb-4bit checkpoint: error %v, want a refusal", err)
+	}
+	if _, err := EstimateMemory(mustModel(t, c, "meta-llama/Llama-3.1-8B"), big, Workload{Kind: Train, SeqLen: 16}); err != nil {
+		t.Errorf("full fine-tune of the 16-bit checkpoint: %v", err)
+	}
+}
+
 func TestServeDefaults(t *testing.T) {
 	c := testCatalog(t)
 	m := mustModel(t, c, "meta-llama/Llama-3.1-8B-Instruct")

@@ -489,6 +489,13 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 		}
 		r.targets = t
 	}
+	if q := m.Quant; w.Kind == Train && q != nil && q.Method == "bitsandbytes" {
+		// The checkpoint loads quantized (get_hf_quantizer), and the
+		// Trainer refuses to train a quantized model without adapters
+		// ("You cannot perform fine-tuning on purely quantized models":
+		// huggingface/transformers Trainer, validate_quantization_for_training).
+		errs = append(errs, fmt.Errorf("a checkpoint stored in bitsandbytes %d-bit cannot be fully fine-tuned: train adapters on it (lora or qlora)", q.Bits))
+	}
 	if w.KbitFP32 && w.Kind != QLoRA {
 		errs = append(errs, errors.New("kbit fp32 upcast applies to qlora only"))
 	}
