@@ -121,8 +121,11 @@ func trainLayerActivation(m *Model, r resolved, moe bool) layerActivation {
 		normElem = 4 + rb // fp32 upcast copy + normalized output
 	}
 	// Replicated across TP ranks: norm inputs, the inputs of the QKV and MLP
-	// projections, dropout masks.
-	rep := float64(m.NormsPerLayer)*normElem*h + 2*ab*h
+	// projections, dropout masks. Each projection input is a norm's
+	// output: with one norm a layer (Falcon-7B's parallel attention, whose
+	// attention and MLP both read input_layernorm's output) the two
+	// projections share one saved input.
+	rep := float64(m.NormsPerLayer)*normElem*h + float64(min(m.NormsPerLayer, 2))*ab*h
 	if m.Dropout {
 		rep += 2 * h
 	}
@@ -178,6 +181,19 @@ func adapterInputCopies(m *Model, r resolved, moe bool, ab, t float64) float64 {
 			in += experts * h
 		case "down":
 			in += experts * inter / t
+		case "shared_gate", "shared_up", "shared_down":
+			if moe && m.MoE != nil {
+				e := m.MoE
+				shared := float64(e.SharedExperts)
+				if e.SharedIntermediate > 0 {
+					shared++
+				}
+				if tg == "shared_down" {
+					in += shared * float64(max(e.Intermediate, e.SharedIntermediate)) / t
+				} else {
+					in += shared * h
+				}
+			}
 		}
 	}
 	return ab * in

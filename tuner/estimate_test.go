@@ -135,6 +135,24 @@ func TestActivationsMatchKorthikanti(t *testing.T) {
 	}
 }
 
+// A parallel-attention layer with one norm (Falcon-7B) saves the norm's
+// output once for both projections: ab·h per token less than the same
+// layer with two norms, beside the second norm's own input.
+func TestActivationsParallelAttentionSharesInput(t *testing.T) {
+	m := mustModel(t, testCatalog(t), "tiiuae/falcon-7b")
+	r, err := Workload{Kind: Train, Precision: BF16, SeqLen: 2048}.resolve(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := *m
+	two.NormsPerLayer = 2
+	h := float64(m.Hidden)
+	got := trainLayerActivation(&two, r, false).perToken - trainLayerActivation(m, r, false).perToken
+	if want := 2*h + 2*h; got != want { // the second LayerNorm's input (bf16) and the second projection input
+		t.Errorf("two norms save %.0f bytes per token more than one, want %.0f", got, want)
+	}
+}
+
 func TestActivationsScale(t *testing.T) {
 	c := testCatalog(t)
 	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
@@ -180,6 +198,15 @@ func TestLoRAParams(t *testing.T) {
 		{"meta-llama/Llama-3.1-8B", 16, nil, 41_943_040},
 		{"meta-llama/Llama-3.1-8B", 16, []string{"all-linear"}, 41_943_040},
 		{"meta-llama/Llama-3.1-8B", 16, []string{"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}, 41_943_040},
+		// Path-qualified names as PEFT matches them (a suffix after "."):
+		// self_attn.q_proj is every layer's q, the same count as q_proj.
+		{"meta-llama/Llama-3.1-8B", 8, []string{"self_attn.q_proj", "self_attn.v_proj"}, 3_407_872},
+		// axolotl's Llama 4 Scout QLoRA targets: attention and the shared
+		// expert only, not the 16 routed experts. Per layer, r=32:
+		// q 32·(5120+5120) + k, v 32·(5120+1024) + o 32·(5120+5120)
+		// + 3 × 32·(5120+8192) = 2,326,528; × 48 layers.
+		{"meta-llama/Llama-4-Scout-17B-16E", 32, []string{"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
+			"shared_expert.gate_proj", "shared_expert.up_proj", "shared_expert.down_proj"}, 111_673_344},
 	}
 	for _, tc := range tests {
 		m := mustModel(t, c, tc.model)
@@ -189,6 +216,35 @@ func TestLoRAParams(t *testing.T) {
 		}
 		if got := loraParams(m, tc.rank, targets); got != tc.want {
 			t.Errorf("%s r=%d %v: %d adapter params, want %d", tc.model, tc.rank, tc.targets, got, tc.want)
+		}
+	}
+}
+
+// TestLoRAPathTargets: which path-qualified target names are read, and
+// as what; a layer index, a regular expression or an unknown scope is not.
+func TestLoRAPathTargets(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string // nil: unknown
+	}{
+		{"self_attn.q_proj", []string{"q"}},
+		{"self_attention.dense", []string{"o"}},
+		{"feed_forward.shared_expert.down_proj", []string{"shared_down"}},
+		{"mlp.shared_experts.gate_proj", []string{"shared_gate"}},
+		{"shared_expert.q_proj", nil},
+		{"self_attn.gate_proj", nil},
+		{"layers.0.self_attn.q_proj", nil},
+		{"experts.gate_projs.[0-9]+$", nil},
+		{"mlp.gate_proj", nil},
+		{"block_sparse_moe.experts.w1", nil},
+	}
+	for _, tc := range tests {
+		got, err := canonicalTargets([]string{tc.in})
+		if (err != nil) != (tc.want == nil) || err == nil && !slices.Equal(got, tc.want) {
+			t.Errorf("canonicalTargets(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
+		}
+		if KnownLoRATarget(tc.in) != (tc.want != nil) {
+			t.Errorf("KnownLoRATarget(%q) = %v", tc.in, !(tc.want != nil))
 		}
 	}
 }
@@ -207,6 +263,50 @@ func TestQLoRAWeights(t *testing.T) {
 	}
 	if q != 6_476_005_376 {
 		t.Errorf("Llama-2-7B quantizable params = %d, want 6476005376 (32 layers × (4·4096² + 3·4096·11008))", q)
+	}
+}
+
+// TestLoRAOnBitsandbytesCheckpoint: LoRA (no 4-bit load asked) on a
+// checkpoint stored in bitsandbytes 4-bit holds the base in that format,
+// not in bf16: transformers loads a pre-quantized checkpoint quantized.
+func TestLoRAOnBitsandbytesCheckpoint(t *testing.T) {
+	c := testCatalog(t)
+	big := CapacityTarget("huge", 1<<50)
+	w := Workload{Kind: LoRA, SeqLen: 16, LoRARank: 8, LoRATargets: []string{"q", "v"}}
+	plain := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	bnb, _, ok := c.ModelByName("unsloth/llama-3.1-8b-bnb-4bit")
+	if !ok {
+		t.Fatal("unsloth/llama-3.1-8b-bnb-4bit maps to no catalog model")
+	}
+	q := plain.quantizableParams()
+	adapters := float64(loraParams(plain, 8, []string{"q", "v"})) * 4
+	for _, tc := range []struct {
+		m    *Model
+		want float64
+	}{
+		{plain, float64(plain.Params())*2 + adapters},
+		{bnb, float64(q)*0.5625 + float64(plain.Params()-q)*2 + adapters},
+	} {
+		if got := float64(estimate(t, tc.m, big, w).PerGPU.Weights); math.Abs(got-tc.want) > 2 {
+			t.Errorf("LoRA weights on %s (quant %+v) = %.0f, want %.0f", tc.m.ID, tc.m.Quant, got, tc.want)
+		}
+	}
+}
+
+// A full fine-tune of a checkpoint stored in bitsandbytes is no workload
+// the memory model sizes: transformers' Trainer refuses it.
+func TestFullFineTuneOfBitsandbytesCheckpointRefused(t *testing.T) {
+	c := testCatalog(t)
+	bnb, _, ok := c.ModelByName("unsloth/llama-3.1-8b-bnb-4bit")
+	if !ok {
+		t.Fatal("unsloth/llama-3.1-8b-bnb-4bit maps to no catalog model")
+	}
+	big := CapacityTarget("huge", 1<<50)
+	if _, err := EstimateMemory(bnb, big, Workload{Kind: Train, SeqLen: 16}); err == nil || !strings.Contains(err.Error(), "cannot be fully fine-tuned") {
+		t.Errorf("full fine-tune of a bnb-4bit checkpoint: error %v, want a refusal", err)
+	}
+	if _, err := EstimateMemory(mustModel(t, c, "meta-llama/Llama-3.1-8B"), big, Workload{Kind: Train, SeqLen: 16}); err != nil {
+		t.Errorf("full fine-tune of the 16-bit checkpoint: %v", err)
 	}
 }
 

@@ -146,6 +146,9 @@ var hfFamilies = map[string]hfFamily{
 	// (hidden + kv_heads × head_dim weights a layer, under 0.01% of the
 	// total) are left out.
 	"olmo2": {mlp: "swiglu", norms: 2},
+	// Falcon (transformers models/falcon): its shapes come from flags
+	// rather than sizes (falconShapes).
+	"falcon": {tiedDefault: true, mlp: "gelu", norms: 2},
 	// T5, mT5 and UMT5 (transformers models/t5, mt5, umt5
 	// configuration_*.py): T5Config leaves tie_word_embeddings to
 	// PretrainedConfig (true); MT5Config's __init__ defaulted it to false
@@ -248,12 +251,18 @@ func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
 	if m.Heads > 0 {
 		m.HeadDim = opt(m.Hidden/m.Heads, "head_dim")
 	}
-	m.MaxPositions = need("max_position_embeddings", "n_positions", "max_sequence_length")
-	if fam.classic {
+	if mt == "falcon" {
+		falconShapes(c, m, opt)
+	} else {
+		m.MaxPositions = need("max_position_embeddings", "n_positions", "max_sequence_length")
+	}
+	switch {
+	case mt == "falcon": // falconShapes
+	case fam.classic:
 		m.Norm, m.Positions, m.LinearBias = "layernorm", "learned", true
 		m.Dropout = c.float("hidden_dropout_prob") > 0 || c.float("resid_pdrop") > 0 || c.float("attn_pdrop") > 0
 		m.Intermediate = opt(4*m.Hidden, "intermediate_size", "n_inner")
-	} else {
+	default:
 		m.Intermediate = need("intermediate_size")
 	}
 	if fam.encoder {
@@ -313,6 +322,39 @@ func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
 		return nil, errors.Join(errs...)
 	}
 	return m, nil
+}
+
+// falconShapes reads what a Falcon config.json states by flags, with
+// transformers' FalconConfig defaults for the keys falcon-7b's omits
+// (models/falcon/configuration_falcon.py: max_position_embeddings 2048,
+// ffn_hidden_size 4 × hidden, multi_query and parallel_attn true, bias
+// false) and modeling_falcon.py's layout (huggingface/transformers
+// 00dcc6dda6f6d8e69541a6b51f97986a80242367):
+//   - KV heads: num_kv_heads under new_decoder_architecture (Falcon-40B,
+//     180B), else one under multi_query (Falcon-7B), else every head;
+//   - norms: a parallel-attention layer has one input_layernorm, or
+//     ln_attn and ln_mlp when new_decoder_architecture with
+//     num_ln_in_parallel_attn 2 (its default there); a sequential layer
+//     two;
+//   - LayerNorm with bias; bias puts biases on every linear (LinearBias);
+//     FalconMLP is dense_h_to_4h and dense_4h_to_h, no gate.
+func falconShapes(c hfConfig, m *Model, opt func(int, ...string) int) {
+	m.Norm, m.LinearBias = "layernorm", c.bool("bias", false)
+	m.MaxPositions = opt(2048, "max_position_embeddings")
+	m.Intermediate = opt(4*m.Hidden, "ffn_hidden_size")
+	newArch := c.bool("new_decoder_architecture", false)
+	switch {
+	case newArch:
+		m.KVHeads = opt(m.Heads, "num_kv_heads", "n_head_kv")
+	case c.bool("multi_query", true):
+		m.KVHeads = 1
+	default:
+		m.KVHeads = m.Heads
+	}
+	m.NormsPerLayer = 2
+	if c.bool("parallel_attn", true) && (!newArch || opt(2, "num_ln_in_parallel_attn") == 1) {
+		m.NormsPerLayer = 1
+	}
 }
 
 // t5FromConfig reads a T5-family config (transformers

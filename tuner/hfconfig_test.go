@@ -62,6 +62,22 @@ var hfConfigs = map[string]string{
 		"num_hidden_layers": 48, "max_position_embeddings": 1048576, "vocab_size": 202048,
 		"tie_word_embeddings": false, "use_qk_norm": false, "torch_dtype": "bfloat16"},
 		"vision_config": {"model_type": "llama4_vision_model", "hidden_size": 1408}}`,
+	// tiiuae/falcon-7b as Hugging Face re-sharded it
+	// (huggingface.co/ybelkada/falcon-7b-sharded-bf16 @ e486a3b config.json):
+	// n_head and n_layer, no max_position_embeddings or ffn_hidden_size.
+	"falcon-7b": `{"_name_or_path": "tiiuae/falcon-7b", "alibi": false, "apply_residual_connection_post_layernorm": false,
+		"architectures": ["FalconForCausalLM"], "bias": false, "hidden_size": 4544, "model_type": "falcon",
+		"multi_query": true, "n_head": 71, "n_layer": 32, "parallel_attn": true, "torch_dtype": "bfloat16", "vocab_size": 65024}`,
+	// falcon-7b-instruct's later config.json states num_kv_heads 71 beside
+	// multi_query, which FalconAttention ignores (one KV head).
+	"falcon-7b-instruct": `{"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71, "num_hidden_layers": 32,
+		"num_kv_heads": 71, "multi_query": true, "new_decoder_architecture": false, "parallel_attn": true, "bias": false,
+		"torch_dtype": "bfloat16", "vocab_size": 65024}`,
+	// A small config in Falcon-40B's layout: new_decoder_architecture with
+	// 2 KV heads and two norms (ln_attn, ln_mlp) per layer.
+	"falcon-new-arch": `{"model_type": "falcon", "hidden_size": 256, "num_attention_heads": 8, "num_kv_heads": 2,
+		"num_hidden_layers": 2, "new_decoder_architecture": true, "parallel_attn": true, "bias": false,
+		"max_position_embeddings": 512, "vocab_size": 1000}`,
 	"awq": `{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32,
 		"num_hidden_layers": 32, "num_key_value_heads": 8, "max_position_embeddings": 8192, "vocab_size": 128256,
 		"torch_dtype": "float16", "quantization_config": {"quant_method": "awq", "bits": 4, "group_size": 128}}`,
@@ -95,6 +111,13 @@ func TestModelFromHFConfig(t *testing.T) {
 		// Llama 4 Maverick: 24 MoE layers (128 routed + 1 shared expert of
 		// 8192) between 24 dense ones (16384); Meta: 400B total, 17B active.
 		{"llama4-maverick", summary{"", 400_711_848_960, 17_184_691_200, 8, 128, 1048576, false, false, false, "bfloat16", "", 196_608}},
+		// The catalog's falcon-7b total: one KV head, one LayerNorm per
+		// parallel layer, tied head.
+		{"falcon-7b", summary{"tiiuae/falcon-7b", 6_921_720_704, 6_921_720_704, 1, 64, 2048, true, false, false, "bfloat16", "", 8_192}},
+		{"falcon-7b-instruct", summary{"", 6_921_720_704, 6_921_720_704, 1, 64, 2048, true, false, false, "bfloat16", "", 8_192}},
+		// 2 × (q 256² + k, v 2·256·2·32 + o 256² + MLP 2·256·1024 + 2 LayerNorms 2·2·256)
+		// + embedding 1000·256 (tied) + ln_f 2·256.
+		{"falcon-new-arch", summary{"", 1_634_816, 1_634_816, 2, 32, 512, true, false, false, "float32", "", 512}},
 		{"awq", summary{"", 8_030_261_248, 8_030_261_248, 8, 128, 8192, false, false, false, "float16", "awq/4", 131_072}},
 	}
 	for _, tc := range tests {

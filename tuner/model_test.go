@@ -69,6 +69,13 @@ func TestParamsExactTotals(t *testing.T) {
 		{"openai-community/gpt2", 124_439_808, 124_439_808},
 		{"google-bert/bert-base-uncased", 109_482_240, 109_482_240},
 		{"deepseek-ai/DeepSeek-V3", 671_026_419_200, 37_552_282_624},
+		// Falcon-7B: multi-query attention (query_key_value 4544 → 4544 +
+		// 2 × 64), one LayerNorm per parallel-attention layer, tied head:
+		// 65024·4544 + 32 × (4544·4672 + 4544² + 2·4544·18176 + 2·4544) + 2·4544.
+		{"tiiuae/falcon-7b", 6_921_720_704, 6_921_720_704},
+		// XGen-7B: Llama-2-7B with a 51200 vocabulary, embedding and
+		// untied head each 19200 × 4096 larger.
+		{"Salesforce/xgen-7b-8k-base", 6_895_702_016, 6_895_702_016},
 	}
 	for _, tc := range tests {
 		m, ok := c.Model(tc.id)
@@ -114,6 +121,11 @@ func TestKVBytesPerToken(t *testing.T) {
 		{"meta-llama/Llama-3.1-8B", 16, 16_384},
 		{"deepseek-ai/DeepSeek-V3", 8, 70_272},
 		{"google-bert/bert-base-uncased", 1, 0},
+		// Falcon-7B's one KV head: 2 × 32 layers × 64 × 2 bytes, the same on
+		// every TP rank (the head is replicated, not split).
+		{"tiiuae/falcon-7b", 1, 8_192},
+		{"tiiuae/falcon-7b", 4, 8_192},
+		{"Salesforce/xgen-7b-8k-base", 1, 524_288}, // Llama-2-7B's: 32 KV heads
 	}
 	for _, tc := range tests {
 		m, _ := c.Model(tc.id)

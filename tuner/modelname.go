@@ -18,13 +18,15 @@ var quantTokens = map[string]bool{
 	"w8a8": true, "w8a16": true, "exl2": true, "quantized": true,
 }
 
-// nameFormats are the weight-format tokens whose bytes per weight a name
-// alone states, as the quantization a checkpoint with that name most
-// likely carries. A name that is a catalog model's plus one of these
-// ("meta-llama/Llama-3.1-405B-Instruct-FP8") maps to the catalog model
-// with these weights; every other format token is left unmapped: "gptq"
-// names no bit width (Qwen publishes GPTQ-Int4 and GPTQ-Int8), "bnb",
-// "4bit", "int4" no scheme, and so on.
+// nameFormats maps the weight-format tokens of a name, as a set (sorted,
+// joined by "+"), to the quantization a checkpoint with that name most
+// likely carries, where the tokens state its bytes per weight. A name that
+// is a catalog model's plus one of these sets
+// ("meta-llama/Llama-3.1-405B-Instruct-FP8", "unsloth/llama-3-8b-bnb-4bit")
+// maps to the catalog model with these weights; every other set is left
+// unmapped: "gptq" names no bit width (Qwen publishes GPTQ-Int4 and
+// GPTQ-Int8), "4bit" or "int4" alone no scheme (AWQ, GPTQ and MLX
+// checkpoints all say it), "awq" with "fp8" two schemes, and so on.
 //   - fp8: 1 byte per quantized weight, whichever FP8 scheme the
 //     config.json names (fp8, fbgemm_fp8, compressed-tensors float): vLLM
 //     loads each as float8_e4m3fn with per-tensor, per-channel or block
@@ -36,6 +38,18 @@ var quantTokens = map[string]bool{
 //     q_group_size 128, w_bit 4), which the AWQ checkpoints on the Hub
 //     mostly keep; vLLM reads group_size from quantization_config
 //     (vllm/model_executor/layers/quantization/awq.py from_config).
+//   - bnb with nf4 or 4bit: a bitsandbytes 4-bit checkpoint, the names
+//     unsloth ("-bnb-4bit", "-unsloth-bnb-4bit") and axolotl-quants
+//     ("-bnb-nf4") publish; transformers reads its quantization_config
+//     (quant_method bitsandbytes, load_in_4bit) as pre-quantized and loads
+//     the weights 4-bit whatever the recipe asks (get_hf_quantizer,
+//     huggingface/transformers quantizers/auto.py), so a QLoRA recipe on
+//     it quantizes nothing more and holds the base once. checkpointFormat
+//     sizes it as nf4 (0.5625 B per weight); whether the checkpoint
+//     double-quantizes its scales the name cannot say. nf4 without bnb
+//     stays unmapped (torchao and others store NF4 their own way).
+//   - bnb with 8bit or int8: a bitsandbytes LLM.int8 checkpoint (load_in_8bit),
+//     1 byte per weight (checkpointFormat's int8).
 //
 // What the name cannot say: which modules the checkpoint leaves in 16
 // bits (quantization_config modules_to_not_convert or ignore). Meta's
@@ -45,11 +59,16 @@ var quantTokens = map[string]bool{
 // and 5B MLP weights of the 405B stay bf16, which 1 byte per weight
 // undercounts by about 77 GB in all (NVIDIA's FP8 release of the same
 // model, modelopt, quantizes every linear layer of the blocks). So the
-// weights of a name-mapped FP8 model are a lower bound, and the mapping
-// an assumed input.
+// weights of a name-mapped quantized model are a lower bound, and the
+// mapping an assumed input.
 var nameFormats = map[string]Quantization{
-	"fp8": {Method: "fp8", Bits: 8},
-	"awq": {Method: "awq", Bits: 4, GroupSize: 128},
+	"fp8":          {Method: "fp8", Bits: 8},
+	"awq":          {Method: "awq", Bits: 4, GroupSize: 128},
+	"bnb+nf4":      {Method: "bitsandbytes", Bits: 4},
+	"4bit+bnb":     {Method: "bitsandbytes", Bits: 4},
+	"4bit+bnb+nf4": {Method: "bitsandbytes", Bits: 4},
+	"8bit+bnb":     {Method: "bitsandbytes", Bits: 8},
+	"bnb+int8":     {Method: "bitsandbytes", Bits: 8},
 }
 
 // nameTokens splits the part of a model id after its last "/" into
@@ -72,13 +91,15 @@ func nameTokens(id string) []string {
 // longest wins (qwen2.5-7b-instruct over qwen2.5-7b). There must be one
 // model left, and every size token of the id must lie in its name: an id
 // naming two models or two sizes ("llama-3.1-8b-pruned-to-1b") maps to
-// none. A weight-format token outside the catalog name
-// ("llama-3.1-8b-sft-awq") maps only when it is the one such token, its
-// bytes are known (nameFormats) and the catalog model is unquantized: the
-// model returned is then a copy with that Quant ("Llama-3.1-405B-
-// Instruct-FP8" is Llama-3.1-405B-Instruct with fp8 weights); any other
-// ("...-GPTQ-Int4", "...-bnb-4bit") maps to none, its weights being
-// unknown. It returns the model and the catalog name that matched.
+// none. Weight-format tokens outside the catalog name
+// ("llama-3.1-8b-sft-awq", "Llama-4-Scout-17B-16E-Linearized-bnb-nf4")
+// map only when together they state the bytes (nameFormats) and the
+// catalog model is unquantized: the model returned is then a copy with
+// that Quant ("Llama-3.1-405B-Instruct-FP8" is Llama-3.1-405B-Instruct
+// with fp8 weights); any other set ("...-GPTQ-Int4", "...-4bit") maps to
+// none, its weights being unknown. Other words outside the catalog name
+// (sft, dpo, bf16, linearized) do not stop a match. It returns the model
+// and the catalog name that matched.
 //
 // The answer is a guess from the name, not the checkpoint: a caller must
 // treat it, and its Quant when the name set it, as an assumed input.
@@ -129,7 +150,7 @@ func (c *Catalog) ModelByName(id string) (*Model, string, bool) {
 			return nil, "", false
 		}
 	}
-	var formats []string
+	formats := map[string]bool{}
 	for i, t := range toks {
 		if i >= best.start && i < best.end {
 			continue
@@ -138,16 +159,16 @@ func (c *Catalog) ModelByName(id string) (*Model, string, bool) {
 			return nil, "", false
 		}
 		if quantTokens[t] {
-			formats = append(formats, t)
+			formats[t] = true
 		}
 	}
 	switch {
 	case len(formats) == 0:
 		return best.m, best.name, true
-	case len(formats) > 1 || best.m.Quant != nil:
+	case best.m.Quant != nil:
 		return nil, "", false
 	}
-	q, ok := nameFormats[formats[0]]
+	q, ok := nameFormats[strings.Join(sortedKeys(formats), "+")]
 	if !ok {
 		return nil, "", false
 	}

@@ -37,8 +37,18 @@ func TestModelByName(t *testing.T) {
 		{"meta-llama/Llama-3.1-405B-Instruct-FP8", "meta-llama/Llama-3.1-405B", "meta-llama/Llama-3.1-405B-Instruct"},
 		{"acme/llama-3.1-8b-sft-awq", "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-8B"},
 		{"acme/Qwen2.5-7B-Instruct-FP8-ft", "Qwen/Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct"},
+		// bitsandbytes re-packs: unsloth's -bnb-4bit and axolotl-quants'
+		// -bnb-nf4. "Linearized" (axolotl's Llama 4 with each expert an
+		// nn.Linear, the same shapes: src/axolotl/monkeypatch/models/llama4/
+		// modeling.py @ 102fdac) and "bf16" are words beside the name.
+		{"unsloth/llama-3.1-8b-bnb-4bit-sft", "meta-llama/Llama-3.1-8B", "meta-llama/Llama-3.1-8B"},
+		{"unsloth/Meta-Llama-3.1-8B-Instruct-unsloth-bnb-4bit", "meta-llama/Llama-3.1-8B", "meta-llama/Meta-Llama-3.1-8B-Instruct"},
+		{"axolotl-quants/Llama-4-Scout-17B-16E-Linearized-bnb-nf4-bf16", "meta-llama/Llama-4-Scout-17B-16E", "meta-llama/Llama-4-Scout-17B-16E"},
 		// Whose bytes it does not state, or two formats: other weights.
-		{"unsloth/llama-3.1-8b-bnb-4bit-sft", "", ""},
+		{"mlx-community/Llama-3.1-8B-Instruct-4bit", "", ""},
+		{"acme/llama-3.1-8b-bnb", "", ""},
+		{"acme/llama-3.1-8b-bnb-4bit-awq", "", ""},
+		{"acme/llama-3.1-8b-nf4", "", ""},
 		{"Qwen/Qwen2.5-7B-Instruct-GPTQ-Int4", "", ""},
 		{"acme/llama-3.1-8b-gptq", "", ""},
 		{"acme/llama-3.1-8b-int4", "", ""},
@@ -74,6 +84,9 @@ func TestModelByNameWeightFormat(t *testing.T) {
 		{"meta-llama/Llama-3.1-405B-Instruct-FP8", &Quantization{Method: "fp8", Bits: 8}},
 		{"acme/llama-3.1-8b-sft-awq", &Quantization{Method: "awq", Bits: 4, GroupSize: 128}},
 		{"acme/llama-3.1-8b-sft", nil},
+		{"unsloth/llama-3.1-8b-bnb-4bit", &Quantization{Method: "bitsandbytes", Bits: 4}},
+		{"axolotl-quants/Llama-4-Scout-17B-16E-Linearized-bnb-nf4-bf16", &Quantization{Method: "bitsandbytes", Bits: 4}},
+		{"acme/llama-3.1-8b-bnb-8bit", &Quantization{Method: "bitsandbytes", Bits: 8}},
 		// A catalog model quantized already keeps its own format.
 		{"acme/Llama-4-Maverick-17B-128E-Instruct-FP8-eval", &Quantization{Method: "fbgemm_fp8", Bits: 8}},
 	}
@@ -96,5 +109,18 @@ func TestModelByNameWeightFormat(t *testing.T) {
 	f, ok := checkpointFormat(fp8.Quant)
 	if !ok || f.linearBytes != 1 || bf16.Quant != nil {
 		t.Errorf("fp8 name: format %+v (%v), bf16 name Quant %+v", f, ok, bf16.Quant)
+	}
+	// A bnb 4-bit name is NF4, 8-bit is int8; the Linearized Scout keeps
+	// the catalog Scout's parameter count (same expert shapes).
+	for name, bytes := range map[string]float64{"unsloth/llama-3.1-8b-bnb-4bit": 0.5625, "acme/llama-3.1-8b-bnb-8bit": 1} {
+		m, _, _ := c.ModelByName(name)
+		if f, ok := checkpointFormat(m.Quant); !ok || f.linearBytes != bytes {
+			t.Errorf("%s: format %+v (%v), want %v bytes per weight", name, f, ok, bytes)
+		}
+	}
+	lin, _, _ := c.ModelByName("axolotl-quants/Llama-4-Scout-17B-16E-Linearized-bnb-nf4-bf16")
+	scout, _ := c.Model("meta-llama/Llama-4-Scout-17B-16E")
+	if lin.Params() != scout.Params() {
+		t.Errorf("linearized Scout params %d, catalog Scout %d", lin.Params(), scout.Params())
 	}
 }

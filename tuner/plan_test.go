@@ -406,3 +406,31 @@ func TestMaxFittingMicroBatch(t *testing.T) {
 		})
 	}
 }
+
+// TestMakePlanKeepsMicroBatchBelowErrorBand: a QLoRA run that fits at
+// micro batch 1 within the plan's limit (capacity less 10% headroom) but above the
+// error band (capacity / 1.14) keeps micro batch 1; the band bounds how
+// far a micro batch is raised, and a plan never proposes 0.
+func TestMakePlanKeepsMicroBatchBelowErrorBand(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "meta-llama/Llama-3.1-8B")
+	g := *mustGPU(t, c, "H100-80GB")
+	w := Workload{Kind: QLoRA, MicroBatch: 1, SeqLen: 2048}
+	req := PlanRequest{Model: m, GPU: &g, GPUs: 1, Current: w, GradientAccumulation: 1, GlobalBatch: 1, Headroom: 0.1}
+	// The plan's own need at micro batch 1, then a capacity it is 89% of:
+	// inside the 90% limit (10% headroom), outside the band's 1/1.14 ≈ 87.7%.
+	need := makePlan(t, req).Need
+	g.UsableBytes = int64(float64(need) / 0.89)
+	p := makePlan(t, req)
+	if got := proposed(p)[SettingMicroBatch]; got != "1" {
+		t.Errorf("micro batch → %s, want 1 kept", got)
+	}
+	for _, ch := range p.Choices {
+		if ch.Setting == SettingMicroBatch && !strings.Contains(ch.Reason, "error band") {
+			t.Errorf("micro batch reason %q does not name the error band", ch.Reason)
+		}
+	}
+	if !p.Fits {
+		t.Errorf("plan does not fit: need %d, limit %d", p.Need, p.Limit)
+	}
+}

@@ -427,6 +427,19 @@ func (tp *trainPlanner) chooseBatch(c trainCand, floor int, ckptOK bool) (batchP
 	}
 	ckpt, maxFit, bp := false, offMax, off
 	var ckptWhy string
+	if !offOK && !onOK {
+		// The configuration fits at micro batch floor within the plan's
+		// limit, but not within the model's error band (bandLimit), which
+		// bounds only how far the micro batch is raised: floor is kept
+		// (the search's checkpointing with it), never lowered to 0.
+		band, _ := bandLimit(tp.limit, tp.target.Capacity, tp.base.Kind)
+		ckpt = ckptOK && tp.need(c, floor, false) > tp.limit
+		bp = tp.pick(floor)
+		ckptWhy = fmt.Sprintf("%s: micro batch %d needs %s of %s GiB with it", onOff(ckpt), floor, gibs(tp.need(c, floor, ckpt)), gibs(tp.limit))
+		microWhy := fmt.Sprintf("%d kept: it needs %s of the %s GiB limit, above the %s GiB the error band allows a raised micro batch (capacity / %.2f: the memory model has under-predicted measured %s peaks by up to %.0f%%, docs/validation.md)",
+			bp.micro, gibs(tp.need(c, bp.micro, ckpt)), gibs(tp.limit), gibs(band), 1+underPrediction[tp.base.Kind], tp.base.Kind, underPrediction[tp.base.Kind]*100)
+		return bp, ckpt, microWhy, ckptWhy
+	}
 	switch {
 	case offOK && onOK && on.micro >= 2*off.micro:
 		ckpt, maxFit, bp = true, onMax, on

@@ -116,6 +116,16 @@ func loraParams(m *Model, rank int, targets []string) int64 {
 			perAttn += r * (d[0] + d[1])
 			continue
 		}
+		if strings.HasPrefix(t, "shared_") {
+			// The shared experts' projection alone, in MoE layers only.
+			if e := m.MoE; e != nil {
+				perMoE += int64(e.SharedExperts) * r * (h + int64(e.Intermediate))
+				if e.SharedIntermediate > 0 {
+					perMoE += r * (h + int64(e.SharedIntermediate))
+				}
+			}
+			continue
+		}
 		perDense += r * (h + int64(m.Intermediate))
 		if e := m.MoE; e != nil {
 			experts := int64(e.Experts + e.SharedExperts)
@@ -154,6 +164,16 @@ func estimateTraining(e *Estimate, m *Model, t Target, r resolved) error {
 		f := weightFormats["bf16"]
 		if r.Precision == FP32 || r.Precision == AMP {
 			f = weightFormats["fp32"]
+		}
+		if q := m.Quant; r.Kind == LoRA && q != nil && q.Method == "bitsandbytes" {
+			// A checkpoint stored in bitsandbytes loads quantized whatever
+			// the recipe asks (transformers get_hf_quantizer: a config.json
+			// with a quantization_config is pre-quantized), so LoRA on it
+			// keeps the base in the stored format, as QLoRA would.
+			if cf, ok := checkpointFormat(q); ok {
+				f = cf
+				e.Notes = append(e.Notes, fmt.Sprintf("the checkpoint is stored in bitsandbytes %d-bit, which loads as such: the frozen base is sized in %s", q.Bits, f.name))
+			}
 		}
 		if r.Kind == QLoRA {
 			// QLoRA default: NF4 with double quantization (memory-model.md §6.1).

@@ -224,7 +224,8 @@ type Workload struct {
 	KbitFP32 bool
 
 	// LoRARank (default 16) and LoRATargets (default q, k, v, o, gate, up, down;
-	// also accepts q_proj-style names, w1/w2/w3 and "all-linear").
+	// also accepts q_proj-style names, w1/w2/w3, "all-linear", and names
+	// under self_attn. or shared_expert., see loraPathTarget).
 	LoRARank    int
 	LoRATargets []string
 
@@ -311,6 +312,63 @@ var loraModuleAliases = map[string]string{
 }
 
 var allLoRATargets = []string{"q", "k", "v", "o", "gate", "up", "down"}
+
+// sharedLoRATargets are the MLP projections of a MoE layer's shared
+// experts alone: what a path-qualified target such as
+// "shared_expert.gate_proj" adapts (loraPathTarget).
+var sharedLoRATargets = []string{"shared_gate", "shared_up", "shared_down"}
+
+// loraScopes name the module a path-qualified PEFT target reaches
+// through, by the last component before the projection: attention blocks
+// (Llama self_attn, GPT-NeoX and Falcon attention, Falcon self_attention)
+// hold q, k, v and o; a MoE layer's shared expert (Llama 4 and Qwen2-MoE
+// shared_expert, DeepSeek shared_experts) holds gate, up and down.
+var loraScopes = map[string]string{
+	"self_attn": "attention", "attn": "attention", "attention": "attention", "self_attention": "attention",
+	"shared_expert": "shared", "shared_experts": "shared",
+}
+
+// KnownLoRATarget reports whether Workload.LoRATargets accepts s: a
+// module name (q_proj, w1, ...), all-linear, or a path-qualified name
+// (self_attn.q_proj, shared_expert.gate_proj).
+func KnownLoRATarget(s string) bool {
+	_, err := canonicalTargets([]string{s})
+	return err == nil
+}
+
+// loraPathTarget reads a path-qualified target module. PEFT matches a
+// string target against a module's full name when the name equals it or
+// ends with "." plus it (peft/tuners/tuners_utils.py
+// check_target_module_exists), so "self_attn.q_proj" adapts every
+// layer's query projection, and "shared_expert.gate_proj" the shared
+// expert's gate and not a routed expert's (Llama 4's routed experts are
+// gate_up_proj tensors, or gate_projs.N in axolotl's linearized experts,
+// src/axolotl/monkeypatch/models/llama4/modeling.py @ 102fdac). A path
+// with a layer index, a regular expression or a scope not in loraScopes
+// is not read (ok false).
+func loraPathTarget(k string) (string, bool) {
+	parts := strings.Split(k, ".")
+	c, ok := loraModuleAliases[parts[len(parts)-1]]
+	if !ok {
+		return "", false
+	}
+	for _, p := range parts[:len(parts)-1] {
+		if p == "" || strings.ContainsAny(p, "0123456789[]*+?()|^$\\") {
+			return "", false
+		}
+	}
+	switch loraScopes[parts[len(parts)-2]] {
+	case "attention":
+		if c == "q" || c == "k" || c == "v" || c == "o" {
+			return c, true
+		}
+	case "shared":
+		if c == "gate" || c == "up" || c == "down" {
+			return "shared_" + c, true
+		}
+	}
+	return "", false
+}
 
 func (w Workload) resolve(m *Model) (resolved, error) {
 	r := resolved{Workload: w}
@@ -447,6 +505,13 @@ func (w Workload) resolve(m *Model) (resolved, error) {
 		}
 		r.targets = t
 	}
+	if q := m.Quant; w.Kind == Train && q != nil && q.Method == "bitsandbytes" {
+		// The checkpoint loads quantized (get_hf_quantizer), and the
+		// Trainer refuses to train a quantized model without adapters
+		// ("You cannot perform fine-tuning on purely quantized models":
+		// huggingface/transformers Trainer, validate_quantization_for_training).
+		errs = append(errs, fmt.Errorf("a checkpoint stored in bitsandbytes %d-bit cannot be fully fine-tuned: train adapters on it (lora or qlora)", q.Bits))
+	}
 	if w.KbitFP32 && w.Kind != QLoRA {
 		errs = append(errs, errors.New("kbit fp32 upcast applies to qlora only"))
 	}
@@ -515,13 +580,16 @@ func canonicalTargets(in []string) ([]string, error) {
 			continue
 		}
 		c, ok := loraModuleAliases[k]
+		if !ok && strings.Contains(k, ".") {
+			c, ok = loraPathTarget(k)
+		}
 		if !ok {
-			return nil, fmt.Errorf("unknown lora target module %q (known: q, k, v, o, gate, up, down, their _proj names, w1/w2/w3, all-linear)", t)
+			return nil, fmt.Errorf("unknown lora target module %q (known: q, k, v, o, gate, up, down, their _proj names, w1/w2/w3, all-linear, and these under self_attn. or shared_expert.)", t)
 		}
 		set[c] = true
 	}
 	var out []string
-	for _, k := range allLoRATargets {
+	for _, k := range append(allLoRATargets[:len(allLoRATargets):len(allLoRATargets)], sharedLoRATargets...) {
 		if set[k] {
 			out = append(out, k)
 		}

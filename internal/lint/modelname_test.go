@@ -85,3 +85,59 @@ func TestModelAssumedFromName(t *testing.T) {
 		t.Errorf("heads.yaml: no VLLM002 on 64 heads over TP 3: %+v", files["heads.yaml"].Findings)
 	}
 }
+
+// A QLoRA recipe on a bitsandbytes re-pack ("-bnb-4bit") is sized as the
+// catalog base its name names, with 4-bit weights held once, as an assumed input;
+// and since the checkpoint holds no 16-bit base, quantized-base-on-large-gpu
+// does not advise loading one, as it does for the same recipe on the
+// 16-bit catalog id.
+func TestBitsandbytesRepackAssumedFromName(t *testing.T) {
+	recipe := func(model string) string {
+		return "base_model: " + model + "\nload_in_4bit: true\nadapter: qlora\nlora_r: 16\nsequence_len: 2048\n" +
+			"micro_batch_size: 1\ngradient_accumulation_steps: 1\ngradient_checkpointing: true\nbf16: true\n" +
+			"datasets:\n  - path: tatsu-lab/alpaca\n    type: alpaca\n"
+	}
+	_, paths := writeFiles(t, map[string]string{
+		"repack.yml": recipe("unsloth/llama-3.1-8b-bnb-4bit"),
+		"base.yml":   recipe("meta-llama/Llama-3.1-8B"),
+		"big.yml":    recipe("unsloth/llama-3.1-70b-bnb-4bit"),
+	})
+	res, err := newLinter(t, lint.Options{GPU: "H100-80GB", GPUs: 1}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]lint.FileResult{}
+	for _, fr := range res.Files {
+		files[filepath.Base(fr.Path)] = fr
+	}
+	rules := func(name string) map[string]bool {
+		out := map[string]bool{}
+		for _, f := range files[name].Findings {
+			out[f.Rule] = true
+			if name != "base.yml" && f.Severity > finding.SeverityInfo {
+				t.Errorf("%s %s: severity %v on an assumed model, want info", name, f.Rule, f.Severity)
+			}
+		}
+		return out
+	}
+	if !rules("base.yml")["FT004"] {
+		t.Fatalf("test premise: no quantized-base-on-large-gpu for QLoRA of the 16-bit Llama-3.1-8B on an H100: %+v", files["base.yml"].Findings)
+	}
+	if rules("repack.yml")["FT004"] {
+		t.Errorf("repack.yml: quantized-base-on-large-gpu advises a 16-bit base the bnb-4bit checkpoint does not hold")
+	}
+	for name, want := range map[string]string{"repack.yml": "meta-llama/Llama-3.1-8B", "big.yml": "meta-llama/Llama-3.1-70B"} {
+		s := files[name].Sizing
+		if s == nil || s.AssumedModel != want || s.AssumedWeights != "bitsandbytes (4-bit)" {
+			t.Errorf("%s: sizing %+v, want %s assumed with bitsandbytes (4-bit) weights", name, s, want)
+		}
+	}
+	if s := files["repack.yml"].Sizing; s != nil && !s.Fits {
+		t.Errorf("repack.yml: 8B QLoRA does not fit an H100: %+v", s)
+	}
+	// The base is held once, in 4 bits: QLoRA on the re-pack needs what
+	// QLoRA on the 16-bit id needs (it quantizes that base on load).
+	if r, b := files["repack.yml"].Sizing, files["base.yml"].Sizing; r == nil || b == nil || r.PerGPUBytes != b.PerGPUBytes {
+		t.Errorf("QLoRA on the re-pack %+v, on the 16-bit id %+v: want the same need", r, b)
+	}
+}

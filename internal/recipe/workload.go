@@ -10,17 +10,6 @@ import (
 	"github.com/gpulint/gpulint/tuner"
 )
 
-// loraTargetSpellings are the target-module names tuner.Workload accepts
-// (tuner/workload.go loraModuleAliases); a recipe naming any other module
-// is estimated with the default targets.
-var loraTargetSpellings = map[string]bool{
-	"q": true, "k": true, "v": true, "o": true, "gate": true, "up": true, "down": true,
-	"q_proj": true, "k_proj": true, "v_proj": true, "o_proj": true, "gate_proj": true,
-	"up_proj": true, "down_proj": true, "query": true, "key": true, "value": true,
-	"wq": true, "wk": true, "wv": true, "wo": true, "out_proj": true, "output_proj": true,
-	"dense": true, "w1": true, "w2": true, "w3": true, "all-linear": true, "all": true,
-}
-
 // Workload maps a fine-tuning recipe run on gpus GPUs (0 when unknown) to
 // the memory model: a full fine-tune (tuner.Train), LoRA, or QLoRA (LoRA
 // on a 4- or 8-bit base), with its micro batch, sequence length,
@@ -235,7 +224,9 @@ func workload(w *normalize.Workload, gpus int, launched *normalize.Workload, fsd
 		if ts, ok := get("adapter.targets").([]any); ok {
 			for _, x := range ts {
 				s, _ := x.(string)
-				if !loraTargetSpellings[strings.ToLower(s)] {
+				// A recipe naming a module tuner.Workload does not know is
+				// estimated with the default targets.
+				if !tuner.KnownLoRATarget(s) {
 					tw.LoRATargets = nil
 					break
 				}
@@ -485,7 +476,15 @@ func Alternatives(m *tuner.Model, tt tuner.Target, tw tuner.Workload, headroom f
 			out["unsharded"] = r
 		}
 	}
-	if tw.Kind == tuner.QLoRA && tw.WeightQuant == "" {
+	// A checkpoint published quantized (its config.json's
+	// quantization_config, or a name such as "...-bnb-4bit" mapped to a
+	// catalog model with its weights) loads quantized whatever the recipe
+	// says: transformers treats a config.json that carries a
+	// quantization_config as pre-quantized and loads with the stored one
+	// (huggingface/transformers get_hf_quantizer, in modeling_utils.py
+	// from_pretrained and later quantizers/auto.py), so no 16-bit base
+	// exists under that id to compare with.
+	if tw.Kind == tuner.QLoRA && tw.WeightQuant == "" && m.Quant == nil {
 		bf := tw
 		bf.Kind = tuner.LoRA
 		if r, ok := est(bf); ok {

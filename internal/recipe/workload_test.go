@@ -107,6 +107,13 @@ func TestWorkload(t *testing.T) {
 			ok: true,
 		},
 		{
+			name:   "path-qualified target modules are read (axolotl's Llama 4 QLoRA names them so)",
+			recipe: "base_model: m\nadapter: lora\nlora_target_modules: [self_attn.q_proj, shared_expert.gate_proj]\nmicro_batch_size: 1\nbf16: true\n",
+			want: tuner.Workload{Kind: tuner.LoRA, Precision: tuner.BF16, MicroBatch: 1, SeqLen: 512, DataParallel: 1, TensorParallel: 1, PipelineParallel: 1,
+				LoRATargets: []string{"self_attn.q_proj", "shared_expert.gate_proj"}},
+			ok: true,
+		},
+		{
 			name:   "unknown target modules fall back to the default targets",
 			recipe: "base_model: m\nadapter: lora\nlora_target_modules: [c_attn]\nmicro_batch_size: 1\nbf16: true\n",
 			want:   tuner.Workload{Kind: tuner.LoRA, Precision: tuner.BF16, MicroBatch: 1, SeqLen: 512, DataParallel: 1, TensorParallel: 1, PipelineParallel: 1},
@@ -445,5 +452,35 @@ func TestPPOWorkload(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAlternativesNoBF16BaseForQuantizedCheckpoint: QLoRA on a base whose
+// checkpoint is stored quantized (here a bitsandbytes re-pack mapped by
+// name) gets no 16-bit-base alternative, so quantized-base-on-large-gpu
+// never advises loading a 16-bit base the checkpoint does not hold.
+func TestAlternativesNoBF16BaseForQuantizedCheckpoint(t *testing.T) {
+	c, err := tuner.LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := c.GPU("H100-80GB")
+	if !ok {
+		t.Fatal("no H100-80GB in the catalog")
+	}
+	tw := tuner.Workload{Kind: tuner.QLoRA, MicroBatch: 1, SeqLen: 1024, Checkpointing: true}
+	plain, ok := c.Model("meta-llama/Llama-3.1-8B")
+	if !ok {
+		t.Fatal("no Llama-3.1-8B in the catalog")
+	}
+	if _, ok := recipe.Alternatives(plain, g.Target(), tw, 0.1)["bf16_base"]; !ok {
+		t.Fatal("test premise: no bf16_base alternative for an unquantized checkpoint")
+	}
+	quant, _, ok := c.ModelByName("unsloth/llama-3.1-8b-bnb-4bit")
+	if !ok || quant.Quant == nil {
+		t.Fatalf("test premise: unsloth/llama-3.1-8b-bnb-4bit maps to %+v, %v", quant, ok)
+	}
+	if alt, ok := recipe.Alternatives(quant, g.Target(), tw, 0.1)["bf16_base"]; ok {
+		t.Errorf("bf16_base alternative %v offered for a checkpoint stored in 4 bits", alt)
 	}
 }
