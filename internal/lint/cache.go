@@ -18,11 +18,36 @@ import (
 	"github.com/gpulint/gpulint/internal/source"
 )
 
-// Cache stores each file's findings under a key made of everything that
-// can change them: the file's bytes and path, gpulint's version, the
-// policies, schemas and catalogs, the target flags and limits, and the
-// project file that applies. A hit is therefore never stale; a changed
-// input is simply a different key.
+// Cache stores each file's findings under a key made of what is known
+// before the file is read: the file's bytes and path, gpulint's version,
+// the policies, schemas and catalogs, the target flags and limits, the
+// local model directory and Hugging Face cache refs, and the project file
+// that applies. A changed input is simply a different key.
+//
+// What the result read besides the file is not in the key, since it is
+// found only by linting: the entry lists it (cacheEntry.Related), and a
+// warm run takes the entry only when all of it still holds (Linter.
+// stillValid):
+//
+//   - each file the result read a value from (a launcher, the DeepSpeed
+//     file a recipe names, a NodePool, a ComputeClass, a Chart.yaml, a
+//     Serve module, the recipe a manifest launches) still has the
+//     content it had;
+//   - each context lookup the result consulted (probe.go) still gives the
+//     same answer, asked again: the Karpenter pool a pod's selector picks
+//     among the repository's YAML and Terraform, the GKE ComputeClass it
+//     names, the launch that names a config (scripts, manifests,
+//     ConfigMap packing), the kustomization that composes a manifest and
+//     every file its build reads, the recipes a manifest launches, each
+//     fixed place a lookup tried (present or absent);
+//   - the Accelerate config that launches a DeepSpeed file is the same
+//     one, or still none (cacheEntry.Launcher).
+//
+// So a context file that appears, changes or goes away makes the entries
+// that consulted it miss, and a hit is never stale. Only the files that
+// consulted a lookup carry it: a warm run over files that never consult
+// one reads nothing but the entries; one that does pays each lookup once
+// per run.
 type Cache struct {
 	dir  string
 	salt []byte

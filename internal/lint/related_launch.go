@@ -632,6 +632,7 @@ func (l *Linter) linkLaunch(s *subject, h *targetHints) {
 		trainer = r == normalize.RecipeTrainer
 	}
 	lk := l.launchLinkFor(s.file.Path, trainer)
+	s.lookups.add(launchProbe(s.file.Path, trainer, lk))
 	if lk == nil {
 		return
 	}
