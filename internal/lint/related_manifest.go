@@ -34,6 +34,15 @@ type launchedTarget struct {
 // launchedTargets lists the recipes the manifest at abs launches, in the
 // order of its launches.
 func (l *Linter) launchedTargets(abs string) []launchedTarget {
+	ts, _ := l.launchedRecipes(abs)
+	return ts
+}
+
+// launchedRecipes is launchedTargets, and whether the manifest's own
+// commands name a recipe at all: only then can the answer change while
+// the manifest does not (the recipe or the ConfigMap that packs it
+// appears or goes away).
+func (l *Linter) launchedRecipes(abs string) ([]launchedTarget, bool) {
 	root := l.rootFor(abs)
 	var cms []configMapSource
 	for d := filepath.Dir(abs); ; d = filepath.Dir(d) {
@@ -44,6 +53,7 @@ func (l *Linter) launchedTargets(abs string) []launchedTarget {
 	}
 	var out []launchedTarget
 	seen := map[string]bool{}
+	named := false
 	for _, e := range l.launchEdges(filepath.Dir(abs)) {
 		if e.src.path != abs {
 			continue
@@ -53,6 +63,7 @@ func (l *Linter) launchedTargets(abs string) []launchedTarget {
 			if !ok || !o.Known {
 				continue
 			}
+			named = true
 			var target string
 			var packed *configMapSource
 			if ref, ok := e.mounted[opt]; ok {
@@ -67,7 +78,7 @@ func (l *Linter) launchedTargets(abs string) []launchedTarget {
 			out = append(out, launchedTarget{target: target, opt: opt, line: e.src.file.PosAt(o.Span.Start).Line, packed: packed})
 		}
 	}
-	return out
+	return out, named
 }
 
 // launchedSizing returns the tightest sizing of the recipes the manifest
@@ -80,8 +91,11 @@ func (l *Linter) launchedSizing(ctx context.Context, path string) (*Sizing, []re
 	if err != nil {
 		return nil, nil
 	}
-	ts := l.launchedTargets(abs)
-	rel := []relatedFile{{Probe: probeLaunched, Path: abs, Sum: launchedSum(ts)}}
+	ts, named := l.launchedRecipes(abs)
+	var rel []relatedFile
+	if named {
+		rel = append(rel, relatedFile{Probe: probeLaunched, Path: abs, Sum: launchedSum(ts)})
+	}
 	var best *Sizing
 	for _, t := range ts {
 		z, deps := l.recipeSizing(ctx, t.target, abs)
