@@ -71,13 +71,18 @@ type relatedIndex struct {
 	// alone are the rules that fire on a file linted without composing
 	// its kustomization (kustomize.go), by file.
 	alone map[string]aloneResult
+	// roots are the lint roots (rootFor) by directory, and the
+	// repository roots (repoRoot) by "repo\x00" and directory, under
+	// their own lock: they are asked with mu held (kustomizeBuild).
+	rootMu sync.Mutex
+	roots  map[string]string
 }
 
 func newRelatedIndex() *relatedIndex {
 	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{},
 		configMaps: map[string][]configMapSource{},
 		nodePools:  map[string][]nodePoolSource{}, tfPools: map[string][]nodePoolSource{},
-		builds: map[string]*kustomize.Build{}, classes: map[string][]classSource{}, alone: map[string]aloneResult{}}
+		builds: map[string]*kustomize.Build{}, classes: map[string][]classSource{}, alone: map[string]aloneResult{}, roots: map[string]string{}}
 }
 
 // launcherFor returns the Accelerate config in the DeepSpeed file's
