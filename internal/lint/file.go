@@ -322,7 +322,7 @@ func (l *Linter) evaluateSubjects(ctx context.Context, subjects []*subject, proj
 				// model directory (TargetResolver.model), which may appear,
 				// change or go away; as the run does, from the working
 				// directory.
-				related = append(related, relatedFile{Probe: probeFile, Path: filepath.Join(id, "config.json"), Sum: fileSum(filepath.Join(id, "config.json"))})
+				related = append(related, relatedFile{Probe: probeModelDir, Path: id, Sum: modelDirSum(id)})
 			}
 		}
 		out = append(out, l.overrideFindings(s)...)

@@ -46,6 +46,10 @@ const (
 	// probeLaunched: the recipes the manifest at Path launches
 	// (launchedTargets), with the ConfigMap statements that pack them.
 	probeLaunched = "launched"
+	// probeModelDir: the local model directory at Path, as given (from
+	// the working directory, as TargetResolver.model tries it), or its
+	// absence.
+	probeModelDir = "modeldir"
 )
 
 // lookupLog collects the probes of one file's result. The subjects of a
@@ -96,6 +100,23 @@ func fileSum(p string) [32]byte {
 func fileProbe(p string) relatedFile {
 	p = absPath(p)
 	return relatedFile{Probe: probeFile, Path: p, Sum: fileSum(p)}
+}
+
+// modelDirSum digests a local model directory as the salt does a
+// --model directory (hashFS: its config and the size and time of every
+// weights file), or its absence.
+func modelDirSum(p string) [32]byte {
+	st, err := os.Stat(p)
+	if err != nil || !st.IsDir() {
+		return answerSum("absent")
+	}
+	h := sha256.New()
+	if err := hashFS(h, os.DirFS(p)); err != nil {
+		return answerSum("unreadable", err.Error())
+	}
+	var s [32]byte
+	h.Sum(s[:0])
+	return s
 }
 
 // poolProbe records poolGPU's answer for a pod of manifest.
@@ -238,6 +259,8 @@ func (l *Linter) holds(r relatedFile) bool {
 		return l.kustomizeSum(r.Path) == r.Sum
 	case probeLaunched:
 		return launchedSum(l.launchedTargets(r.Path)) == r.Sum
+	case probeModelDir:
+		return modelDirSum(r.Path) == r.Sum
 	}
 	// A probe this build does not know: an entry of another version.
 	return false
