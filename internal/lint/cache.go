@@ -67,8 +67,12 @@ func NewCache(dir string, salt []byte) *Cache {
 func Salt(version string, assets []fs.FS, opts Options) ([]byte, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "gpulint %s\n", version)
-	// The shape of a cached finding: summary, details and memory joined it.
-	fmt.Fprintf(h, "findings 2\n")
+	// The shape of an entry: summary, details and memory joined a
+	// finding (2); the lookups a result consulted joined its related
+	// files (3), so an entry of a build that recorded none - which a
+	// development build of the same version would otherwise trust - is
+	// a miss.
+	fmt.Fprintf(h, "findings 3\n")
 	for i, a := range assets {
 		if a == nil {
 			continue
