@@ -251,7 +251,7 @@ func (c *Cache) get(key string, data []byte) (cacheEntry, bool) {
 // put stores a result computed from data; failures only cost a future
 // miss.
 func (c *Cache) put(key string, data []byte, fr FileResult, launcher []byte) {
-	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: fr.related, Launcher: launcher, Ignored: fr.ignored, Sizing: fr.Sizing}
+	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: uniqueRelated(fr.related), Launcher: launcher, Ignored: fr.ignored, Sizing: fr.Sizing}
 	for i, f := range fr.Findings {
 		e.Findings[i] = cachedFinding{Finding: f, Sev: f.Severity}
 	}
@@ -274,6 +274,21 @@ func (c *Cache) put(key string, data []byte, fr FileResult, launcher []byte) {
 	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+// uniqueRelated drops repeated dependencies (two pods asking the same
+// pool, a file read by two lookups), keeping the first of each: a warm
+// run checks each once.
+func uniqueRelated(rel []relatedFile) []relatedFile {
+	seen := make(map[relatedFile]bool, len(rel))
+	out := rel[:0:0]
+	for _, r := range rel {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // DefaultCacheDir is the cache's place in the user's cache directory.
