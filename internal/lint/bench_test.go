@@ -89,3 +89,43 @@ func BenchmarkFixCached(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkWarmRun prices a warm run as a new process sees it: the
+// result cache filled, but a fresh Linter each time, so every context
+// lookup a cached result must re-check (cache.go) is paid again rather
+// than remembered from the run before. <set>/cold is the same run
+// without the cache.
+func BenchmarkWarmRun(b *testing.B) {
+	d, err := lint.BuildDeps(policies.FS)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, set := range []struct{ name, dir string }{
+		{"examples", filepath.Join("..", "..", "examples")},
+		{"realworld", filepath.Join("..", "..", "testdata", "realworld")},
+	} {
+		files, err := lint.Collect([]string{set.dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cache := lint.NewCache(b.TempDir(), []byte("bench"))
+		if _, err := lint.New(d, lint.Options{Workers: 1, Cache: cache}).Run(ctx, files); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(set.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := lint.New(d, lint.Options{Workers: 1, Cache: cache}).Run(ctx, files); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(set.name+"/cold", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := lint.New(d, lint.Options{Workers: 1}).Run(ctx, files); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -18,11 +18,36 @@ import (
 	"github.com/gpulint/gpulint/internal/source"
 )
 
-// Cache stores each file's findings under a key made of everything that
-// can change them: the file's bytes and path, gpulint's version, the
-// policies, schemas and catalogs, the target flags and limits, and the
-// project file that applies. A hit is therefore never stale; a changed
-// input is simply a different key.
+// Cache stores each file's findings under a key made of what is known
+// before the file is read: the file's bytes and path, gpulint's version,
+// the policies, schemas and catalogs, the target flags and limits, the
+// local model directory and Hugging Face cache refs, and the project file
+// that applies. A changed input is simply a different key.
+//
+// What the result read besides the file is not in the key, since it is
+// found only by linting: the entry lists it (cacheEntry.Related), and a
+// warm run takes the entry only when all of it still holds (Linter.
+// stillValid):
+//
+//   - each file the result read a value from (a launcher, the DeepSpeed
+//     file a recipe names, a NodePool, a ComputeClass, a Chart.yaml, a
+//     Serve module, the recipe a manifest launches) still has the
+//     content it had;
+//   - each context lookup the result consulted (probe.go) still gives the
+//     same answer, asked again: the Karpenter pool a pod's selector picks
+//     among the repository's YAML and Terraform, the GKE ComputeClass it
+//     names, the launch that names a config (scripts, manifests,
+//     ConfigMap packing), the kustomization that composes a manifest and
+//     every file its build reads, the recipes a manifest launches, each
+//     fixed place a lookup tried (present or absent);
+//   - the Accelerate config that launches a DeepSpeed file is the same
+//     one, or still none (cacheEntry.Launcher).
+//
+// So a context file that appears, changes or goes away makes the entries
+// that consulted it miss, and a hit is never stale. Only the files that
+// consulted a lookup carry it: a warm run over files that never consult
+// one reads nothing but the entries; one that does pays each lookup once
+// per run.
 type Cache struct {
 	dir  string
 	salt []byte
@@ -42,8 +67,12 @@ func NewCache(dir string, salt []byte) *Cache {
 func Salt(version string, assets []fs.FS, opts Options) ([]byte, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "gpulint %s\n", version)
-	// The shape of a cached finding: summary, details and memory joined it.
-	fmt.Fprintf(h, "findings 2\n")
+	// The shape of an entry: summary, details and memory joined a
+	// finding (2); the lookups a result consulted joined its related
+	// files (3), so an entry of a build that recorded none - which a
+	// development build of the same version would otherwise trust - is
+	// a miss.
+	fmt.Fprintf(h, "findings 3\n")
 	for i, a := range assets {
 		if a == nil {
 			continue
@@ -222,7 +251,7 @@ func (c *Cache) get(key string, data []byte) (cacheEntry, bool) {
 // put stores a result computed from data; failures only cost a future
 // miss.
 func (c *Cache) put(key string, data []byte, fr FileResult, launcher []byte) {
-	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: fr.related, Launcher: launcher, Ignored: fr.ignored, Sizing: fr.Sizing}
+	e := cacheEntry{Kind: fr.Kind, Findings: make([]cachedFinding, len(fr.Findings)), Related: uniqueRelated(fr.related), Launcher: launcher, Ignored: fr.ignored, Sizing: fr.Sizing}
 	for i, f := range fr.Findings {
 		e.Findings[i] = cachedFinding{Finding: f, Sev: f.Severity}
 	}
@@ -245,6 +274,21 @@ func (c *Cache) put(key string, data []byte, fr FileResult, launcher []byte) {
 	if werr != nil || cerr != nil || os.Rename(tmp.Name(), p) != nil {
 		os.Remove(tmp.Name())
 	}
+}
+
+// uniqueRelated drops repeated dependencies (two pods asking the same
+// pool, a file read by two lookups), keeping the first of each: a warm
+// run checks each once.
+func uniqueRelated(rel []relatedFile) []relatedFile {
+	seen := make(map[relatedFile]bool, len(rel))
+	out := rel[:0:0]
+	for _, r := range rel {
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // DefaultCacheDir is the cache's place in the user's cache directory.

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +160,74 @@ func writeEntry(t *testing.T, c *Cache, key string, e []byte) {
 	t.Helper()
 	if err := os.WriteFile(c.file(key), e, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCacheEntryProbes: an entry carries the lookups its result
+// consulted and no others, so a warm run over files that consult none
+// re-asks nothing.
+func TestCacheEntryProbes(t *testing.T) {
+	deps, err := BuildDeps(policies.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const deploy = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      nodeSelector: {%s}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.8.5
+          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"]
+          resources: {limits: {nvidia.com/gpu: 1}}
+`
+	tests := []struct {
+		name, file, data string
+		want             []string // the entry's probe kinds, in order
+	}{
+		{name: "a vLLM config naming a catalog model", file: "serve.yaml",
+			data: "model: meta-llama/Llama-3.1-8B-Instruct\nmax-model-len: 8192\n"},
+		{name: "a pod on a GPU its own label states", file: "k8s.yaml",
+			data: fmt.Sprintf(deploy, "cloud.google.com/gke-accelerator: nvidia-l4"), want: []string{probeKustomize}},
+		{name: "a pod on a pool's label", file: "k8s.yaml",
+			data: fmt.Sprintf(deploy, "NodeGroupType: gpu"), want: []string{probePool, probeKustomize}},
+		{name: "a pod on a ComputeClass", file: "k8s.yaml",
+			data: fmt.Sprintf(deploy, "cloud.google.com/compute-class: gpu-x1"), want: []string{probePool, probeClass, probeKustomize}},
+		{name: "a DeepSpeed config", file: "ds.json",
+			data: `{"train_micro_batch_size_per_gpu": 2, "bf16": {"enabled": true}}`, want: []string{probeLaunch}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, tc.file)
+			if err := os.WriteFile(path, []byte(tc.data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cache := NewCache(t.TempDir(), []byte("salt"))
+			l := New(deps, Options{Workers: 1, Cache: cache})
+			if _, err := l.Run(context.Background(), []string{path}); err != nil {
+				t.Fatal(err)
+			}
+			data := []byte(tc.data)
+			e, ok := cache.get(cache.key(path, data, l.project(path)), data)
+			if !ok {
+				t.Fatal("no entry")
+			}
+			var got []string
+			for _, r := range e.Related {
+				if r.Probe != "" {
+					got = append(got, r.Probe)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("probes (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

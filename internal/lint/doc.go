@@ -29,5 +29,6 @@
 //     own spelling.
 //   - suppress.go: ignore comments, their reasons and unused ones.
 //   - fix.go: apply a file's fixes and re-lint to confirm them.
-//   - cache.go: results stored by file content, project and related files.
+//   - cache.go: results stored by file content, project and related files;
+//     probe.go: the context lookups a cached result is re-checked by.
 package lint

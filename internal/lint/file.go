@@ -56,13 +56,16 @@ func (l *Linter) lintBytes(ctx context.Context, path string, data []byte, compos
 		return fr, nil
 	}
 	fr.Kind = source.Detect(f)
+	// log collects the context lookups the result consults, for the
+	// result cache.
+	log := &lookupLog{}
 	if fr.Kind == source.KindUnknown && perr != nil {
 		fr.Kind = source.DetectText(data)
 	}
 	if fr.Kind == source.KindUnknown && perr == nil && compose && kustomize.IsKustomization(filepath.Base(path)) {
 		// A kustomization that leaves out apiVersion and kind, as
 		// kustomize allows: what it composes is a Kubernetes workload.
-		if err := l.addComposed(ctx, &fr, path, proj); err != nil {
+		if err := l.addComposed(ctx, &fr, path, proj, log); err != nil {
 			return fr, err
 		}
 		if len(fr.Findings) > 0 || fr.Sizing != nil {
@@ -73,12 +76,13 @@ func (l *Linter) lintBytes(ctx context.Context, path string, data []byte, compos
 		// A file that did not parse whole and could not be classified
 		// still reports its syntax error; a valid unknown file is skipped.
 		fr.Findings, fr.ignored = proj.Filter(path, fr.Findings)
+		fr.related = append(fr.related, log.probes...)
 		return fr, nil
 	}
 	// The kind's rules get ready while the documents are normalized and
 	// checked against their schema.
 	l.deps.Engine.Warm(string(fr.Kind))
-	subjects, fs := l.subjects(f, fr.Kind, proj)
+	subjects, fs := l.subjects(f, fr.Kind, proj, log)
 	fr.Findings = append(fr.Findings, fs...)
 	found, z, rel, incomplete, err := l.evaluateSubjects(ctx, subjects, proj)
 	if err != nil {
@@ -96,11 +100,12 @@ func (l *Linter) lintBytes(ctx context.Context, path string, data []byte, compos
 		// An overlay's patch that states the hardware: the workload
 		// kustomize composes from it and its bases.
 		if compose {
-			if err := l.addComposed(ctx, &fr, path, proj); err != nil {
+			if err := l.addComposed(ctx, &fr, path, proj, log); err != nil {
 				return fr, err
 			}
 		}
 	}
+	fr.related = append(fr.related, log.probes...)
 	fr.Findings, fr.ignored = proj.Filter(path, finding.Sort(fr.Findings))
 	fr.Findings = l.applySuppressions(f, fr.Findings)
 	finding.SplitLong(fr.Findings)
@@ -124,7 +129,7 @@ func (l *Linter) ruleParams(proj *config.Project) map[string]any {
 
 // subjects builds the evaluation units of a file, and the schema findings
 // of each document.
-func (l *Linter) subjects(f *source.File, kind source.Kind, proj *config.Project) ([]*subject, []finding.Finding) {
+func (l *Linter) subjects(f *source.File, kind source.Kind, proj *config.Project, log *lookupLog) ([]*subject, []finding.Finding) {
 	var out []*subject
 	var fs []finding.Finding
 	for i, d := range f.Docs {
@@ -145,7 +150,7 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *config.Project
 			}
 			continue
 		}
-		s := &subject{kind: string(kind), file: f, doc: i, root: d.Root, value: value}
+		s := &subject{kind: string(kind), file: f, doc: i, root: d.Root, value: value, lookups: log}
 		if kind == source.KindHelm {
 			// A chart's values are no config of their own: the rules read
 			// the vLLM server each model spec deploys.
@@ -310,6 +315,15 @@ func (l *Linter) evaluateSubjects(ctx context.Context, subjects []*subject, proj
 		}
 		for _, r := range s.linked {
 			related = append(related, r.digest())
+		}
+		if id := s.tgt.ModelID; id != "" && s.tgt.ModelFrom != "flag" && l.deps.Targets != nil {
+			if _, known := l.deps.Targets.cat.Model(id); !known {
+				// A model id the catalog does not know is tried as a local
+				// model directory (TargetResolver.model), which may appear,
+				// change or go away; as the run does, from the working
+				// directory.
+				related = append(related, relatedFile{Probe: probeModelDir, Path: id, Sum: modelDirSum(id)})
+			}
 		}
 		out = append(out, l.overrideFindings(s)...)
 		found, cut, err := l.evaluate(ctx, s, params)

@@ -2,7 +2,6 @@ package lint
 
 import (
 	"context"
-	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,32 +70,26 @@ func repoRoot(k, fallback string) string {
 // composedFindings sizes the workloads of the kustomization in path's
 // directory whose hardware path states, or, for the kustomization itself,
 // those whose hardware no patch of it states.
-func (l *Linter) composedFindings(ctx context.Context, path string, proj *config.Project) ([]finding.Finding, *Sizing, []relatedFile, error) {
+// Its result holds while the same kustomization (or none) composes the
+// file and every file its build reads is unchanged (kustomizeProbe): one
+// may come to compose or patch the manifest. Lookups the composed
+// subjects consult go to log.
+func (l *Linter) composedFindings(ctx context.Context, path string, proj *config.Project, log *lookupLog) ([]finding.Finding, *Sizing, []relatedFile, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, nil, nil, nil
 	}
+	log.add(l.kustomizeProbe(abs))
 	k := kustomize.Find(filepath.Dir(abs))
 	if k == "" {
 		return nil, nil, nil, nil
 	}
 	lim, _ := l.limits(proj)
 	b := l.kustomizeBuild(k, lim)
-	var rel []relatedFile
-	if data, err := os.ReadFile(k); err == nil {
-		// A cached result of any manifest beside a kustomization holds
-		// only while the kustomization is unchanged: it may come to
-		// patch the manifest.
-		rel = append(rel, relatedFile{Path: k, Sum: sha256.Sum256(data)})
-	}
 	if (abs != k && !slices.Contains(b.Patches, abs)) || b.Unsure {
-		return nil, nil, rel, nil
+		return nil, nil, nil, nil
 	}
-	for _, p := range b.Files {
-		if data, err := os.ReadFile(p); err == nil {
-			rel = append(rel, relatedFile{Path: p, Sum: sha256.Sum256(data)})
-		}
-	}
+	var rel []relatedFile
 	var out []finding.Finding
 	var best *Sizing
 	for _, r := range b.Resources {
@@ -113,12 +106,13 @@ func (l *Linter) composedFindings(ctx context.Context, path string, proj *config
 		if !ok || !c.combines() {
 			continue
 		}
-		subjects, _ := l.subjects(vf, source.KindKubernetes, proj)
+		subjects, _ := l.subjects(vf, source.KindKubernetes, proj, log)
 		fs, z, _, _, err := l.evaluateSubjects(ctx, subjects, proj)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		alone := l.aloneRules(ctx, c.files())
+		alone, arel := l.aloneRules(ctx, c.files())
+		rel = append(rel, arel...)
 		for _, f := range fs {
 			if alone[f.Rule] {
 				continue
@@ -138,8 +132,8 @@ func (l *Linter) composedFindings(ctx context.Context, path string, proj *config
 
 // addComposed adds to a file's result what composing its kustomization
 // reports on it.
-func (l *Linter) addComposed(ctx context.Context, fr *FileResult, path string, proj *config.Project) error {
-	kf, kz, krel, err := l.composedFindings(ctx, path, proj)
+func (l *Linter) addComposed(ctx context.Context, fr *FileResult, path string, proj *config.Project, log *lookupLog) error {
+	kf, kz, krel, err := l.composedFindings(ctx, path, proj, log)
 	if err != nil {
 		return err
 	}
@@ -150,31 +144,41 @@ func (l *Linter) addComposed(ctx context.Context, fr *FileResult, path string, p
 }
 
 // aloneRules lints each file alone (without composing), once per run,
-// and returns the rules that fired on any of them.
-func (l *Linter) aloneRules(ctx context.Context, files []string) map[string]bool {
+// and returns the rules that fired on any of them, and the context those
+// results rest on (their own lookups; their content is the build's).
+func (l *Linter) aloneRules(ctx context.Context, files []string) (map[string]bool, []relatedFile) {
 	out := map[string]bool{}
+	var rel []relatedFile
 	for _, p := range files {
 		l.related.mu.Lock()
-		rules, ok := l.related.alone[p]
+		a, ok := l.related.alone[p]
 		l.related.mu.Unlock()
 		if !ok {
 			lim, _ := l.limits(l.project(p))
 			if data, err := readLimited(p, lim.MaxBytes); err == nil {
 				if fr, err := l.lintBytes(ctx, p, data, false); err == nil {
 					for _, f := range fr.Findings {
-						rules = append(rules, f.Rule)
+						a.rules = append(a.rules, f.Rule)
 					}
+					a.related = fr.related
 				}
 			}
 			l.related.mu.Lock()
-			l.related.alone[p] = rules
+			l.related.alone[p] = a
 			l.related.mu.Unlock()
 		}
-		for _, r := range rules {
+		for _, r := range a.rules {
 			out[r] = true
 		}
+		rel = append(rel, a.related...)
 	}
-	return out
+	return out, rel
+}
+
+// aloneResult is what a file of a kustomization gives linted alone.
+type aloneResult struct {
+	rules   []string
+	related []relatedFile
 }
 
 // files lists the files the composed resource holds values of.

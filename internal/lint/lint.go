@@ -285,7 +285,7 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 		return l.LintBytes(ctx, path, data)
 	}
 	key := l.opts.Cache.key(path, data, l.project(path))
-	if e, ok := l.opts.Cache.get(key, data); ok && stillValid(e.Related) && bytes.Equal(e.Launcher, l.launcherSum(path, e.Kind)) {
+	if e, ok := l.opts.Cache.get(key, data); ok && l.stillValid(e.Related) && bytes.Equal(e.Launcher, l.launcherSum(path, e.Kind)) {
 		fr := FileResult{Path: path, Kind: e.Kind, Data: data, Findings: make([]finding.Finding, len(e.Findings)), cached: true, ignored: e.Ignored, Sizing: e.Sizing}
 		for i, f := range e.Findings {
 			fr.Findings[i] = f.Finding

@@ -70,14 +70,19 @@ type relatedIndex struct {
 	classes map[string][]classSource
 	// alone are the rules that fire on a file linted without composing
 	// its kustomization (kustomize.go), by file.
-	alone map[string][]string
+	alone map[string]aloneResult
+	// roots are the lint roots (rootFor) by directory, and the
+	// repository roots (repoRoot) by "repo\x00" and directory, under
+	// their own lock: they are asked with mu held (kustomizeBuild).
+	rootMu sync.Mutex
+	roots  map[string]string
 }
 
 func newRelatedIndex() *relatedIndex {
 	return &relatedIndex{dirs: map[string]map[string]*launcher{}, edges: map[string][]launchEdge{},
 		configMaps: map[string][]configMapSource{},
 		nodePools:  map[string][]nodePoolSource{}, tfPools: map[string][]nodePoolSource{},
-		builds: map[string]*kustomize.Build{}, classes: map[string][]classSource{}, alone: map[string][]string{}}
+		builds: map[string]*kustomize.Build{}, classes: map[string][]classSource{}, alone: map[string]aloneResult{}, roots: map[string]string{}}
 }
 
 // launcherFor returns the Accelerate config in the DeepSpeed file's
@@ -175,20 +180,14 @@ func (r relatedSource) digest() relatedFile {
 	return relatedFile{Path: r.path, Sum: sha256.Sum256(r.file.Data)}
 }
 
-// relatedFile is a file a result depends on besides the linted one.
+// relatedFile is something a result depends on besides the linted file's
+// bytes: another file's content (Probe empty; the file must exist), or
+// the answer of a context lookup (Probe names it, probe.go) that a warm
+// run asks again.
 type relatedFile struct {
 	Path string   `json:"path"`
 	Sum  [32]byte `json:"sum"`
-}
-
-// stillValid reports whether every related file still has the recorded
-// content.
-func stillValid(rel []relatedFile) bool {
-	for _, r := range rel {
-		data, err := os.ReadFile(r.Path)
-		if err != nil || sha256.Sum256(data) != r.Sum {
-			return false
-		}
-	}
-	return true
+	// Probe names the lookup; Arg is what it was asked beyond Path.
+	Probe string `json:"probe,omitempty"`
+	Arg   string `json:"arg,omitempty"`
 }

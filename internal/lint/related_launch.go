@@ -104,6 +104,23 @@ type launchLink struct {
 // pool lookup reaches the repository root even where the launch graph,
 // bounded by rootLevels, does not.
 func (l *Linter) repoRoot(abs string) string {
+	if l.related == nil {
+		return l.findRepoRoot(abs)
+	}
+	key := "repo\x00" + filepath.Dir(abs)
+	l.related.rootMu.Lock()
+	r, ok := l.related.roots[key]
+	l.related.rootMu.Unlock()
+	if !ok {
+		r = l.findRepoRoot(abs)
+		l.related.rootMu.Lock()
+		l.related.roots[key] = r
+		l.related.rootMu.Unlock()
+	}
+	return r
+}
+
+func (l *Linter) findRepoRoot(abs string) string {
 	if l.opts.Root != "" {
 		if r, err := filepath.Abs(l.opts.Root); err == nil && within(filepath.Dir(abs), r) {
 			return r
@@ -123,9 +140,26 @@ func (l *Linter) repoRoot(abs string) string {
 	}
 }
 
-// rootFor returns the lint root above path.
+// rootFor returns the lint root above path, found once per directory
+// and run (a warm run asks it for each lookup a cached result re-checks).
 func (l *Linter) rootFor(abs string) string {
 	dir := filepath.Dir(abs)
+	if l.related == nil {
+		return l.findRoot(dir)
+	}
+	l.related.rootMu.Lock()
+	r, ok := l.related.roots[dir]
+	l.related.rootMu.Unlock()
+	if !ok {
+		r = l.findRoot(dir)
+		l.related.rootMu.Lock()
+		l.related.roots[dir] = r
+		l.related.rootMu.Unlock()
+	}
+	return r
+}
+
+func (l *Linter) findRoot(dir string) string {
 	if l.opts.Root != "" {
 		if r, err := filepath.Abs(l.opts.Root); err == nil && within(dir, r) {
 			return r
@@ -632,6 +666,7 @@ func (l *Linter) linkLaunch(s *subject, h *targetHints) {
 		trainer = r == normalize.RecipeTrainer
 	}
 	lk := l.launchLinkFor(s.file.Path, trainer)
+	s.lookups.add(launchProbe(s.file.Path, trainer, lk))
 	if lk == nil {
 		return
 	}

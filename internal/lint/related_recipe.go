@@ -76,6 +76,9 @@ func (l *Linter) recipeDeepSpeed(s *subject) {
 	}
 	lim, _ := l.limits(l.project(s.file.Path))
 	for _, p := range recipe.DeepSpeedCandidates(s.file.Path, written) {
+		// The first candidate that is a file is the one read: each tried
+		// until then may appear, and it may change or go away.
+		s.lookups.add(fileProbe(p))
 		st, err := os.Stat(p)
 		if err != nil || !st.Mode().IsRegular() {
 			continue

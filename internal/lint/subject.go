@@ -71,6 +71,9 @@ type subject struct {
 	// passes, the mixed precision the recipe took from it (its own flags
 	// enable none); zero when it took none.
 	launchPrecision finding.Range
+	// lookups collects the context lookups the file's result consulted
+	// (probe.go), shared by every subject of the file.
+	lookups *lookupLog
 	// linked are the launch scripts and manifests the launch graph read
 	// for this subject (related_launch.go), for the result cache.
 	linked []relatedSource

@@ -258,12 +258,13 @@ func (l *Linter) vllmContainerSubjects(s *subject, pods []kube.Pod, proj *config
 				continue
 			}
 			vs := &subject{
-				kind:   string(source.KindVLLM),
-				file:   s.file,
-				doc:    s.doc,
-				root:   cn,
-				prefix: clone(c.Path),
-				value:  value,
+				lookups: s.lookups,
+				kind:    string(source.KindVLLM),
+				file:    s.file,
+				doc:     s.doc,
+				root:    cn,
+				prefix:  clone(c.Path),
+				value:   value,
 				argv: &argvSubject{file: s.file, cmd: cmd, whole: finding.Range{File: s.file.Path, Start: cn.Start, End: cn.End},
 					doc: s.doc, path: clone(c.Path), inline: ct.Command == nil && ct.Args == nil},
 			}

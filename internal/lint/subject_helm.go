@@ -39,7 +39,7 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 		// Values of substratusai's vllm chart: the chart is the one its
 		// Chart.yaml names, or the one whose own keys the values set.
 		name := ""
-		chart := l.chartOf(s.file.Path)
+		chart := l.chartOf(s.file.Path, s.lookups)
 		if chart != nil {
 			name = chartName(chart)
 		}
@@ -84,6 +84,7 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 			}
 		}
 		vs := &subject{
+			lookups:   s.lookups,
 			kind:      string(source.KindVLLM),
 			file:      s.file,
 			doc:       s.doc,
@@ -121,10 +122,11 @@ func (l *Linter) helmSubjects(s *subject, proj *config.Project) ([]*subject, []f
 // chartOf reads the Chart.yaml of the chart a values file belongs to: in
 // the file's directory (the chart's own values.yaml) or the one above it
 // (a chart's examples/ values); nil when neither holds one that parses.
-func (l *Linter) chartOf(path string) *relatedSource {
+func (l *Linter) chartOf(path string, log *lookupLog) *relatedSource {
 	lim, _ := l.limits(nil)
 	for _, dir := range []string{filepath.Dir(path), filepath.Dir(filepath.Dir(path))} {
 		p := filepath.Join(dir, "Chart.yaml")
+		log.add(fileProbe(p)) // it may appear, change or go away
 		data, err := readLimited(p, min(lim.MaxBytes, 1<<16))
 		if err != nil {
 			continue
@@ -204,7 +206,7 @@ func (l *Linter) tgiChartSubject(s *subject, tv *helm.TGIValues, chart *relatedS
 	if len(root.Entries) > 0 {
 		whole = root.Entries[0].Key.Range(s.file.Path)
 	}
-	ts := &subject{kind: kindTGI, file: s.file, doc: s.doc, root: root, value: cfg,
+	ts := &subject{lookups: s.lookups, kind: kindTGI, file: s.file, doc: s.doc, root: root, value: cfg,
 		optAt: at, whole: &whole, assumed: assumed, linked: s.linked, sizedFrom: sizedFrom}
 	ts.work = normalize.TGI(cfg)
 	h := targetHints{At: s.locate}

@@ -67,7 +67,7 @@ func (l *Linter) kaitoSubjects(s *subject, proj *config.Project) []*subject {
 		if auto {
 			why += "; KAITO passes --max-model-len auto, sized at the 2048 tokens its estimator assumes"
 		}
-		ks := &subject{kind: kindKAITO, file: s.file, doc: s.doc, root: s.root, value: val,
+		ks := &subject{lookups: s.lookups, kind: kindKAITO, file: s.file, doc: s.doc, root: s.root, value: val,
 			optAt: at, whole: &whole, assumed: map[string]string{"gpus": why}}
 		ks.work = normalize.VLLM(val)
 		h := targetHints{At: s.locate, Product: w.GPUs[0], ProductAt: &gpuAt, GPUs: tp * pp, GPUsFrom: "kaito", GPUsRange: &gpuAt}

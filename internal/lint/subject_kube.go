@@ -168,7 +168,14 @@ func (l *Linter) podHints(s *subject, p kube.Pod) targetHints {
 	} else if _, _, hinted := hintedGPU(p.Hints); !hinted {
 		// A pod that selects its nodes by a label of the repository's own
 		// Karpenter NodePool runs on that pool's GPU.
-		if gpu, at, src, ok := l.poolGPU(s.file.Path, p); ok {
+		gpu, at, src, ok := l.poolGPU(s.file.Path, p)
+		if len(p.NodeSelector) > 0 {
+			s.lookups.add(l.poolProbe(s.file.Path, p.NodeSelector))
+		}
+		if !ok && p.NodeSelector[kube.ComputeClassLabel] != "" {
+			s.lookups.add(l.classProbe(s.file.Path, p.NodeSelector))
+		}
+		if ok {
 			h.Product, h.ProductAt = gpu, &at
 			s.linked = append(s.linked, src)
 		} else if gpu, at, src, ok := l.classGPU(s.file.Path, p); ok {

@@ -35,12 +35,13 @@ func (l *Linter) kubeAISubjects(s *subject, proj *config.Project) ([]*subject, [
 		at["model"] = s.locate(m.ModelAt)
 	}
 	vs := &subject{
-		kind:   string(source.KindVLLM),
-		file:   s.file,
-		doc:    s.doc,
-		root:   spec,
-		prefix: []any{"spec"},
-		value:  value,
+		lookups: s.lookups,
+		kind:    string(source.KindVLLM),
+		file:    s.file,
+		doc:     s.doc,
+		root:    spec,
+		prefix:  []any{"spec"},
+		value:   value,
 		argv: &argvSubject{file: s.file, cmd: cmd, whole: finding.Range{File: s.file.Path, Start: spec.Start, End: spec.End},
 			doc: s.doc, path: []any{"spec"}, inline: true, at: at},
 	}

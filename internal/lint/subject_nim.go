@@ -109,7 +109,7 @@ func (l *Linter) nimSubject(s *subject, n kube.NIM, proj *config.Project) *subje
 		if n.ModelID != "" {
 			val["model"] = n.ModelID
 		}
-		ns := &subject{kind: kindNIM, file: s.file, doc: s.doc, root: s.root, value: val, optAt: at, whole: &imageAt}
+		ns := &subject{lookups: s.lookups, kind: kindNIM, file: s.file, doc: s.doc, root: s.root, value: val, optAt: at, whole: &imageAt}
 		ns.work = normalize.VLLM(val)
 		ns.tgt = l.resolveTarget(s.file.Path, proj, ns.work, h)
 		return ns

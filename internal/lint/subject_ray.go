@@ -307,6 +307,7 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 			assumed["model"] = strings.Join(notes, "; ") + "; --model or targets.model states it"
 		}
 		vs := &subject{
+			lookups:     s.lookups,
 			kind:        string(source.KindVLLM),
 			file:        s.file,
 			doc:         s.doc,
@@ -467,6 +468,7 @@ func serveModule(s *subject, module string) (*serveModuleSource, bool) {
 		return &serveModuleSource{b: b, text: text, where: "the mounted ConfigMap's " + filepath.Base(rel)}, true
 	}
 	p := filepath.Join(filepath.Dir(s.file.Path), rel)
+	s.lookups.add(fileProbe(p)) // it may appear, change or go away
 	data, err := readLimited(p, maxScriptBytes)
 	if err != nil {
 		return nil, false

@@ -49,7 +49,7 @@ func (l *Linter) tgiSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 			}
 		}
 	}
-	ts := &subject{kind: kindTGI, file: s.file, doc: s.doc, root: cn, prefix: clone(c.Path), value: cfg,
+	ts := &subject{lookups: s.lookups, kind: kindTGI, file: s.file, doc: s.doc, root: cn, prefix: clone(c.Path), value: cfg,
 		optAt: at, whole: &whole}
 	h := l.podHints(s, pod)
 	h.GPUs = int(c.GPU)

@@ -32,7 +32,7 @@ func (l *Linter) trlSubject(s *subject, pod kube.Pod, c kube.Container, cn *sour
 	for key, o := range from {
 		at[key] = finding.Range{File: s.file.Path, Start: s.file.PosAt(argv[o.Arg].Raw.Start), End: s.file.PosAt(argv[o.Last].Raw.End)}
 	}
-	ts := &subject{kind: string(source.KindFinetune), file: s.file, doc: s.doc, root: cn, prefix: clone(c.Path),
+	ts := &subject{lookups: s.lookups, kind: string(source.KindFinetune), file: s.file, doc: s.doc, root: cn, prefix: clone(c.Path),
 		value: value, optAt: at, whole: &whole}
 	ts.work = normalize.Normalize(string(source.KindFinetune), value)
 	h := l.podHints(s, pod)
