@@ -65,14 +65,25 @@ var vllmConfigFlags = []struct{ key, flag string }{
 // ProductionStack reads the model specs of a vLLM production-stack values
 // file (helm/values.yaml: servingEngineSpec.modelSpec[] with modelURL,
 // requestGPU, requestGPUType, vllmConfig and nodeSelectorTerms); nil for
-// any other document.
+// any other document. A spec the chart does not deploy is left out: one
+// with enabled: false, or every spec when servingEngineSpec.enableEngine
+// is false (helm/templates/deployment-vllm-multi.yaml and ray-cluster.yaml
+// at a6c01db05f65: `if .Values.servingEngineSpec.enableEngine`, then `if ne
+// $modelSpec.enabled false` around each spec; an unset enabled deploys, and
+// an unset enableEngine takes the chart's default, true).
 func ProductionStack(doc any) []ModelSpec {
 	m, _ := doc.(map[string]any)
 	se, _ := m["servingEngineSpec"].(map[string]any)
+	if on, ok := se["enableEngine"].(bool); ok && !on {
+		return nil
+	}
 	var out []ModelSpec
 	for i, x := range value.List(se["modelSpec"]) {
 		ms, ok := x.(map[string]any)
 		if !ok {
+			continue
+		}
+		if on, ok := ms["enabled"].(bool); ok && !on {
 			continue
 		}
 		at := []any{"servingEngineSpec", "modelSpec", i}

@@ -37,6 +37,43 @@ func TestProductionStack(t *testing.T) {
 	}
 }
 
+// TestProductionStackUndeployedSpecs: the chart renders no Deployment for a
+// spec with enabled: false, nor for any spec when enableEngine is false, so
+// none is read; an unset enabled deploys.
+func TestProductionStackUndeployedSpecs(t *testing.T) {
+	spec := func(name string, kv ...any) map[string]any {
+		m := map[string]any{"name": name, "modelURL": "org/" + name, "requestGPU": int64(1)}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	names := func(specs []ModelSpec) []string {
+		var out []string
+		for _, s := range specs {
+			out = append(out, s.Name)
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		se   map[string]any
+		want []string
+	}{
+		{"disabled spec left out", map[string]any{"modelSpec": []any{spec("off", "enabled", false), spec("on", "enabled", true), spec("unset")}}, []string{"on", "unset"}},
+		{"engine off deploys none", map[string]any{"enableEngine": false, "modelSpec": []any{spec("a"), spec("b", "enabled", true)}}, nil},
+		{"engine on", map[string]any{"enableEngine": true, "modelSpec": []any{spec("a")}}, []string{"a"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := names(ProductionStack(map[string]any{"servingEngineSpec": tc.se}))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("deployed specs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestSubstratusVLLM(t *testing.T) {
 	res := map[string]any{"limits": map[string]any{"nvidia.com/gpu": int64(2)}}
 	doc := map[string]any{"model": "org/m-AWQ", "quantization": "awq", "dtype": "half", "maxModelLen": int64(8192),

@@ -438,3 +438,38 @@ func TestCommentNamesSetups(t *testing.T) {
 		t.Errorf("no TARGET001 for 8 H100s, a setup the comment does not name: %+v", mixed.Findings)
 	}
 }
+
+// A comment that names a GPU without its memory ("8xA100") agrees with a
+// flag that names any variant it may mean; only a GPU it cannot mean is a
+// disagreement, reported with the GPU as the comment names it.
+func TestRecipeCommentGPUWithoutMemoryAgreesWithItsVariants(t *testing.T) {
+	const stated = "# This config is only tested on an 8xA100 machine."
+	tests := []struct {
+		gpu  string
+		want string // the TARGET001 message fragment, "" for none
+	}{
+		{gpu: "A100-80GB"},
+		{gpu: "A100-40GB"},
+		{gpu: "H100-80GB", want: "the comment states GPU A100 (memory unstated), but the --gpu flag gives H100-80GB, which is used for it"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.gpu, func(t *testing.T) {
+			fr := lintTree(t, lint.Options{GPU: tc.gpu}, map[string]string{"70B_full.yaml": torchtuneFull(stated)}, "70B_full.yaml")
+			var got []string
+			for _, f := range fr.Findings {
+				if f.Rule == "TARGET001" {
+					got = append(got, f.Message)
+				}
+			}
+			switch {
+			case tc.want == "" && len(got) > 0:
+				t.Errorf("TARGET001 %q for a GPU the comment may mean", got)
+			case tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)):
+				t.Errorf("TARGET001 %q, want one containing %q", got, tc.want)
+			}
+			if s := fr.Sizing; s == nil || s.GPU != tc.gpu {
+				t.Errorf("sizing %+v, want the flag's %s", s, tc.gpu)
+			}
+		})
+	}
+}

@@ -708,8 +708,10 @@ func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget)
 				c.variantGPUs = nil // a variant the catalog lost: judge none
 				t.GPU, t.GPUFrom, t.GPUAt, c.gpu = nil, "", nil, false
 			}
-		case pl.GPU.Name != t.GPU.Name:
-			conflict("GPU", t.GPU.Name, statedBy(t.GPUFrom, "--gpu"), c.hw.GPU)
+		case !l.commentMeans(c.hw, pl.GPU.Name, t.GPU.Name):
+			// A GPU named without its memory ("8xA100") agrees with
+			// every variant it may mean.
+			conflict("GPU", t.GPU.Name, statedBy(t.GPUFrom, "--gpu"), c.hw.Named())
 		}
 	}
 	switch n := c.hw.GPUs(); {
@@ -742,6 +744,21 @@ func (l *Linter) takeComment(t *Target, w *normalize.Workload, c *commentTarget)
 	case own.Scheme != "" && !own.Agrees(c.hw.Sharding):
 		conflict("sharding", own.String(), by, c.hw.Sharding.String())
 	}
+}
+
+// commentMeans reports whether a comment's statement h, which resolved to
+// the catalog GPU resolved, may mean the catalog GPU name: resolved itself
+// or, for a GPU named without its memory, any of its variants.
+func (l *Linter) commentMeans(h recipe.Hardware, resolved, name string) bool {
+	if resolved == name {
+		return true
+	}
+	for _, v := range h.Variants {
+		if pl, ok := l.deps.Targets.gpu(v); ok && pl.GPU.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // takeSetups fills the target from a comment that names several setups

@@ -55,13 +55,20 @@ func (h Hardware) GPUs() int {
 	return h.Nodes * h.GPUsPerNode
 }
 
+// Named is the GPU as the statement names it: the catalog GPU, or, when
+// the name leaves the memory that tells its variants apart unstated, the
+// name as written and so marked ("A100 (memory unstated)").
+func (h Hardware) Named() string {
+	if len(h.Variants) > 1 {
+		return strings.TrimSuffix(strings.TrimSuffix(h.Written, "s"), "S") + " (memory unstated)"
+	}
+	return h.GPU
+}
+
 // String renders the statement as gpulint reads it: "16 nodes × 8 H100,
 // FSDP1 full shard".
 func (h Hardware) String() string {
-	gpu := h.GPU
-	if len(h.Variants) > 1 {
-		gpu = strings.TrimSuffix(strings.TrimSuffix(h.Written, "s"), "S") + " (memory unstated)"
-	}
+	gpu := h.Named()
 	s := fmt.Sprintf("%d× %s", h.GPUsPerNode, gpu)
 	switch {
 	case h.Total > 0:

@@ -144,6 +144,20 @@ rests_on(est) := without_method(states_inputs) if {
 	((b.weights + b.gradients) + b.optimizer_states) - paged > est.capacity
 } else := activation_inputs
 
+# A paged optimizer's state gives the GPU back as it fills (paged, above),
+# so a run over the GPU only by it is info; one under the GPU with it
+# counted is no worse: thin headroom that the rest alone would keep is
+# info, and says so. Without paged state, or when the rest alone is short
+# of the headroom too, it is a warning.
+headroom_level := "info" if {
+	paged > 0
+	input.estimate.capacity - (input.estimate.total - paged) >= headroom * input.estimate.capacity
+} else := "warning"
+
+headroom_paged_note := sprintf(" (%s of it paged optimizer state, which pages to host as the GPU fills: the rest alone keeps the headroom)", [lib.gib(paged)]) if headroom_level == "info"
+else := sprintf(" (%s of it paged optimizer state; the rest alone is short of the headroom too)", [lib.gib(paged)]) if paged > 0
+else := ""
+
 findings contains f if {
 	not input.target.mig_profile
 	est := input.estimate
@@ -151,7 +165,7 @@ findings contains f if {
 	free := est.capacity - est.total
 	free < headroom * est.capacity
 	f := lib.with_inputs(lib.with_level(lib.finding(where, sprintf(
-		"estimated %s per GPU leaves %s (%s) of %s's %s, under the %s headroom fragmentation, NCCL and CUDA graphs need: %s%s",
-		[lib.gib(est.total), lib.gib(free), lib.pct(free / est.capacity), lib.gpu_name, lib.gib(est.capacity), lib.pct(headroom), est.summary, method_note],
-	)), "warning"), all_inputs)
+		"estimated %s per GPU%s leaves %s (%s) of %s's %s, under the %s headroom fragmentation, NCCL and CUDA graphs need: %s%s",
+		[lib.gib(est.total), headroom_paged_note, lib.gib(free), lib.pct(free / est.capacity), lib.gpu_name, lib.gib(est.capacity), lib.pct(headroom), est.summary, method_note],
+	)), headroom_level), all_inputs)
 }

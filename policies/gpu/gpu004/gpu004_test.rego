@@ -170,3 +170,33 @@ test_over_beyond_paged_optimizer_state_is_still_reported if {
 	contains(f.message, "(8.0 GiB of it paged optimizer state")
 	"seq_len" in f.inputs
 }
+
+# Under the GPU with a paged optimizer's state counted, thin headroom is
+# info when the rest alone keeps it (22 of 24 GiB, 8 GiB paged: no worse
+# than a run over the GPU only by paged state), and a warning when the
+# rest alone is short of it too (23.5 GiB, 0.5 GiB paged).
+test_thin_headroom_only_with_paged_state_is_info if {
+	fs := gpu004.findings with input as {
+		"kind": "finetune", "paths": {"model": ["model"]},
+		"target": {"gpu": {"name": "RTX4090"}}, "params": {},
+		"estimate": {"total": 22 * gib, "capacity": 24 * gib, "paged_optimizer": 8 * gib, "summary": "s",
+			"breakdown": {"weights": 12 * gib, "gradients": 0, "optimizer_states": 8 * gib}},
+	}
+	count(fs) == 1
+	some f in fs
+	f.level == "info"
+	contains(f.message, "(8.0 GiB of it paged optimizer state, which pages to host as the GPU fills: the rest alone keeps the headroom)")
+}
+
+test_thin_headroom_beyond_paged_state_is_warning if {
+	fs := gpu004.findings with input as {
+		"kind": "finetune", "paths": {"model": ["model"]},
+		"target": {"gpu": {"name": "RTX4090"}}, "params": {},
+		"estimate": {"total": 23.5 * gib, "capacity": 24 * gib, "paged_optimizer": 0.5 * gib, "summary": "s",
+			"breakdown": {"weights": 20 * gib, "gradients": 0, "optimizer_states": 0.5 * gib}},
+	}
+	count(fs) == 1
+	some f in fs
+	f.level == "warning"
+	contains(f.message, "(0.5 GiB of it paged optimizer state; the rest alone is short of the headroom too)")
+}
