@@ -216,16 +216,18 @@ func (l *Linter) schemaFindings(s *subject, schema string) []finding.Finding {
 		return nil
 	}
 	if schema == "vllm" {
-		vs = judgeRemovals(s, vs)
+		vs = judgeAmbiguous(s, judgeRemovals(s, vs))
 	}
 	r, _ := l.deps.Catalog.Lookup("schema")
 	out := make([]finding.Finding, 0, len(vs))
 	for _, v := range vs {
-		out = append(out, l.stamp(r, finding.Finding{
+		f := l.stamp(r, finding.Finding{
 			Message: v.Message,
 			Range:   s.locate(v.Path),
 			Path:    s.docPath(v.Path),
-		}, v.Severity))
+		}, v.Severity)
+		showsAbbreviation(&f, s, v.Path)
+		out = append(out, f)
 	}
 	return out
 }
