@@ -467,3 +467,23 @@ func optionStrings(o *Option) []string {
 	}
 	return []string{o.Name}
 }
+
+// ExpandLong resolves a long option name (kebab-case, without dashes) as
+// vLLM's argparse does (lookupLong): the option string it stands for,
+// itself when it is one, or the one option string it is a prefix of
+// ("max-num-seq" gives "max-num-seqs", "no-enable-prefix" gives
+// "no-enable-prefix-caching"); for a prefix of several, "" and the option
+// strings it matches. A name gpulint does not know gives "" and nil. The
+// keys of a `vllm serve --config` file go through the same parser
+// (vllm/utils/argparse_utils.py @ 00da11e load_config_file turns each key
+// into "--" + key).
+func ExpandLong(name string) (full string, ambiguous []string) {
+	o, neg, _, amb := lookupLong(kebab(name))
+	switch {
+	case o == nil:
+		return "", amb
+	case neg:
+		return "no-" + o.Name, nil
+	}
+	return o.Name, nil
+}

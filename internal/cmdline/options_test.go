@@ -196,3 +196,23 @@ func TestAbbreviations(t *testing.T) {
 		})
 	}
 }
+
+func TestExpandLong(t *testing.T) {
+	tests := []struct {
+		in, full string
+		amb      []string
+	}{
+		{"max-num-seqs", "max-num-seqs", nil},
+		{"max_num_seq", "max-num-seqs", nil},
+		{"no-enable-prefix", "no-enable-prefix-caching", nil},
+		{"no-enforce-eager", "no-enforce-eager", nil},
+		{"max-lora", "", []string{"--max-lora-rank", "--max-loras"}},
+		{"frobnicate", "", nil},
+	}
+	for _, tc := range tests {
+		full, amb := ExpandLong(tc.in)
+		if full != tc.full || !slices.Equal(amb, tc.amb) {
+			t.Errorf("ExpandLong(%q) = %q, %q; want %q, %q", tc.in, full, amb, tc.full, tc.amb)
+		}
+	}
+}

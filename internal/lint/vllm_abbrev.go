@@ -69,24 +69,39 @@ func showsAbbreviation(f *finding.Finding, s *subject, path []any) {
 	})
 }
 
-// judgeAmbiguous rewrites the schema's "unknown key" note on a flag that
-// abbreviates several options: vLLM knows what it starts, and refuses it
-// as ambiguous. The severity stays the schema's for unknown options: the
-// options it may match come from gpulint's table, a union over releases
-// without the release each appeared in, so one of them may be missing in
-// the release the file runs, which would then read the prefix as the
-// other.
+// judgeAmbiguous rewrites the schema's "unknown key" note where vLLM's
+// parser says something else: on a flag or config key that abbreviates
+// several options, vLLM knows what it starts and refuses it as ambiguous;
+// on a config key set to false that abbreviates a boolean, vLLM drops it
+// (canonicalVLLM), so the option keeps its default. The severity stays
+// the schema's for unknown options: the options a prefix may match come
+// from gpulint's table, a union over releases without the release each
+// appeared in, so one of them may be missing in the release the file
+// runs, which would then read the prefix as the other.
 func judgeAmbiguous(s *subject, vs []normalize.Violation) []normalize.Violation {
 	for i, v := range vs {
 		if len(v.Path) != 1 {
 			continue
 		}
-		fl, ok := s.flagAt(v.Path)
-		if !ok || fl.Ambiguous == nil {
+		name, _ := v.Path[0].(string)
+		written, amb := "", []string(nil)
+		if fl, ok := s.flagAt(v.Path); ok {
+			written, amb = fl.Spelled, fl.Ambiguous
+		} else if k, ok := s.keyMap[name]; ok && s.argv == nil {
+			written = k
+			full, a := cmdline.ExpandLong(name)
+			amb = a
+			if val, _ := s.value.(map[string]any); full != "" && val[name] == false {
+				vs[i].Message = fmt.Sprintf("%s: false has no effect: vLLM writes a false key as --no-%s only when that exact option exists, and otherwise drops the key, so %s keeps its default; write the option in full",
+					k, name, strings.TrimPrefix(full, "no-"))
+				continue
+			}
+		}
+		if amb == nil {
 			continue
 		}
 		vs[i].Message = fmt.Sprintf("%s could mean %s: vLLM's argparse refuses an ambiguous abbreviation and exits at start-up (\"ambiguous option: --%s could match %s\"); write the option in full",
-			fl.Spelled, strings.Join(fl.Ambiguous, " or "), fl.Name, strings.Join(fl.Ambiguous, ", "))
+			written, strings.Join(amb, " or "), name, strings.Join(amb, ", "))
 	}
 	return vs
 }
