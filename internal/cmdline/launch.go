@@ -41,6 +41,20 @@ import (
 //     parses the same --config and hands --accelerate_config PATH (as
 //     --config_file), --num_processes and --num_machines to accelerate
 //     launch (trl/cli/commands/training.py, cli/accelerate_config.py).
+//
+// Abbreviations: the launch graph reads each option by its full name, with
+// dashes and underscores alike. That matches accelerate launch, whose
+// parser sets allow_abbrev=False (huggingface/accelerate 00785cd
+// src/accelerate/commands/launch.py launch_command_parser), so a prefix
+// there is an error, not an option. torchrun (pytorch/pytorch 010929f
+// torch/distributed/run.py get_args_parser) and the deepspeed runner
+// (deepspeedai/DeepSpeed 2d991ba deepspeed/launcher/runner.py parse_args)
+// use a plain argparse.ArgumentParser, which takes a unique prefix of an
+// option string: `torchrun --nproc_per 8` is --nproc_per_node, while
+// `--nproc` matches both --nproc-per-node and --nproc_per_node and is
+// refused as ambiguous. Those prefixes are not read here (no such launch
+// was seen in the evaluation set); neither is the deepspeed runner's
+// refusal of dashed spellings (it registers --num_gpus, --num_nodes only).
 
 // Launch option names, the keys of TrainLaunch.Opts.
 const (
