@@ -41,6 +41,20 @@ import (
 //     parses the same --config and hands --accelerate_config PATH (as
 //     --config_file), --num_processes and --num_machines to accelerate
 //     launch (trl/cli/commands/training.py, cli/accelerate_config.py).
+//
+// Abbreviations: the launch graph reads each option by its full name, with
+// dashes and underscores alike. That matches accelerate launch, whose
+// parser sets allow_abbrev=False (huggingface/accelerate 00785cd
+// src/accelerate/commands/launch.py launch_command_parser), so a prefix
+// there is an error, not an option. torchrun (pytorch/pytorch 010929f
+// torch/distributed/run.py get_args_parser) and the deepspeed runner
+// (deepspeedai/DeepSpeed 2d991ba deepspeed/launcher/runner.py parse_args)
+// use a plain argparse.ArgumentParser, which takes a unique prefix of an
+// option string: `torchrun --nproc_per 8` is --nproc_per_node, while
+// `--nproc` matches both --nproc-per-node and --nproc_per_node and is
+// refused as ambiguous (launcherPrefix reads them so). The deepspeed
+// runner's refusal of dashed spellings (it registers --num_gpus,
+// --num_nodes only) is not followed: --num-gpus is still read.
 
 // Launch option names, the keys of TrainLaunch.Opts.
 const (
@@ -112,6 +126,58 @@ var launchFlags = map[string]launchFlag{
 	"model_name_or_path":    {OptModel, nil},
 	"mixed_precision":       {OptPrecision, []string{"accelerate"}},
 	"config":                {OptRecipe, []string{"tune", "trl"}},
+}
+
+// launcherOptions lists the long option strings of the launchers whose
+// parser takes a unique prefix of one (argparse's default, see the note
+// above): torchrun as pytorch/pytorch 010929f torch/distributed/run.py
+// registers them (older releases had only some underscore forms, a
+// subset), and the deepspeed runner as deepspeedai/DeepSpeed 2d991ba
+// deepspeed/launcher/runner.py does. `python -m torch.distributed.launch`
+// adds --use-env/--use_env to torchrun's.
+var launcherOptions = map[string][]string{
+	"torchrun": {
+		"event-log-handler", "event_log_handler", "help", "local-addr", "local_addr",
+		"local-ranks-filter", "local_ranks_filter", "log-dir", "log_dir", "logs-specs", "logs_specs",
+		"master-addr", "master_addr", "master-port", "master_port", "max-restarts", "max_restarts",
+		"module", "monitor-interval", "monitor_interval", "nnodes", "no-python", "no_python",
+		"node-rank", "node_rank", "nproc-per-node", "nproc_per_node", "numa-binding", "numa_binding",
+		"rdzv-backend", "rdzv_backend", "rdzv-conf", "rdzv_conf", "rdzv-endpoint", "rdzv_endpoint",
+		"rdzv-id", "rdzv_id", "redirects", "role", "run-path", "run_path", "signals-to-handle",
+		"signals_to_handle", "standalone", "start-method", "start_method", "tee", "use-env", "use_env",
+	},
+	"deepspeed": {
+		"account", "autotuning", "bind_core_list", "bind_cores_to_rank", "comment", "elastic_training",
+		"enable_each_rank_log", "exclude", "force_multi", "help", "hostfile", "include", "launcher",
+		"launcher_args", "master_addr", "master_port", "max_elastic_nodes", "min_elastic_nodes", "module",
+		"no_local_rank", "no_python", "no_ssh", "no_ssh_check", "node_rank", "num_accelerators", "num_gpus",
+		"num_nodes", "save_pid", "ssh_port",
+	},
+}
+
+// launcherPrefix expands a launcher option written as a unique prefix of
+// one of its option strings ("nproc_per" is "nproc_per_node") as argparse
+// does; a full option string, an ambiguous prefix ("nproc" starts both
+// spellings of torchrun's --nproc-per-node, which argparse refuses) or a
+// launcher without prefix matching keeps the name as written.
+func launcherPrefix(tool, name string) string {
+	opts, ok := launcherOptions[tool]
+	if !ok || name == "" || slices.Contains(opts, name) {
+		return name
+	}
+	match := ""
+	for _, o := range opts {
+		if strings.HasPrefix(o, name) {
+			if match != "" {
+				return name
+			}
+			match = o
+		}
+	}
+	if match == "" {
+		return name
+	}
+	return match
 }
 
 // trlCommands are the training commands of the trl CLI (huggingface/trl
@@ -334,6 +400,9 @@ func (c *Command) launch(ws []item, vars map[string]string) *TrainLaunch {
 			continue
 		}
 		name, inline, hasInline := strings.Cut(t[2:], "=")
+		if !inScript {
+			name = launcherPrefix(tool, name)
+		}
 		key := strings.ReplaceAll(name, "-", "_")
 		if f, own := launchFlags[key]; inScript || tool == "trl" && !(own && slices.Contains(f.tools, "trl")) {
 			if l.ScriptFlags == nil {

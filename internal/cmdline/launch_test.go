@@ -112,6 +112,21 @@ func TestLaunchesInScript(t *testing.T) {
 			want:   []string{`accelerate mixed_precision=bf16@"--bf16"`},
 		},
 		{
+			// torchrun and the deepspeed runner take a unique prefix of an
+			// option string (argparse's default); --nproc starts both of
+			// torchrun's spellings and is refused, so it is not read, and
+			// accelerate launch refuses every prefix (allow_abbrev=False).
+			name: "launcher abbreviations: torchrun and deepspeed expand a unique prefix",
+			script: "torchrun --nproc_per 8 --nnode=2 train.py --deepspeed ds.json\n" +
+				"torchrun --nproc 4 x.py\n" +
+				"deepspeed --num_gpu 2 --num_n 3 y.py\n" +
+				"accelerate launch --num_proc 4 z.py\n",
+			want: []string{`torchrun deepspeed=ds.json@"--deepspeed ds.json" nnodes=2@"--nnode=2" nproc_per_node=8@"--nproc_per 8"`,
+				`torchrun`,
+				`deepspeed nnodes=3@"--num_n 3" nproc_per_node=2@"--num_gpu 2"`,
+				`accelerate`},
+		},
+		{
 			name: "the trl CLI: recipe, Accelerate config, process count",
 			script: "trl sft --config recipes/sft.yaml --accelerate_config configs/fsdp2.yaml --num_processes 4\n" +
 				"trl vllm-serve --model Qwen/Qwen2.5-7B\n",

@@ -57,12 +57,17 @@ type Option struct {
 // third-party tools that mirror vLLM's parser spell them (-pcp, -asc; not
 // checked against vLLM's own source). Removed and deprecated options stay
 // in the table so old manifests parse; the schema layer decides what to
-// say about them. Sorted by name.
+// say about them. Every top-level key of schemas/vllm.cue is an option
+// string here (a name, or the --no- form of a Negatable boolean; held by
+// internal/normalize TestVLLMSchemaOptionsAreParserOptions), so that
+// abbreviations are resolved against every option gpulint knows. Sorted by
+// name.
 var options = []Option{
 	{Name: "additional-config", Type: TypeJSON},
-	{Name: "aggregate-engine-logging", Type: TypeBool},
+	{Name: "aggregate-engine-logging", Type: TypeBool, Negatable: true},
 	{Name: "all2all-backend", Type: TypeString},
 	{Name: "allow-credentials", Type: TypeBool, Negatable: true},
+	{Name: "allow-deprecated-quantization", Type: TypeBool, Negatable: true},
 	{Name: "allowed-headers", Type: TypeJSON},
 	{Name: "allowed-local-media-path", Type: TypeString},
 	{Name: "allowed-media-domains", Type: TypeString, Multi: true},
@@ -83,9 +88,12 @@ var options = []Option{
 	{Name: "config", Type: TypeString},
 	{Name: "config-format", Type: TypeString},
 	{Name: "convert", Type: TypeString},
+	{Name: "cp-kv-cache-interleave-size", Type: TypeInt},
 	{Name: "cpu-offload-gb", Type: TypeFloat},
+	{Name: "cpu-offload-params", Type: TypeString, Multi: true},
 	{Name: "cuda-graph-sizes", Type: TypeInt, Multi: true},
 	{Name: "cudagraph-capture-sizes", Type: TypeInt, Multi: true},
+	{Name: "cudagraph-metrics", Type: TypeBool, Negatable: true},
 	{Name: "data-parallel-address", Type: TypeString, Short: []string{"-dpa"}},
 	{Name: "data-parallel-backend", Type: TypeString, Short: []string{"-dpb"}},
 	{Name: "data-parallel-external-lb", Type: TypeBool, Negatable: true},
@@ -97,47 +105,61 @@ var options = []Option{
 	{Name: "data-parallel-start-rank", Type: TypeInt, Short: []string{"-dpr"}},
 	{Name: "dbo-decode-token-threshold", Type: TypeInt},
 	{Name: "dbo-prefill-token-threshold", Type: TypeInt},
+	{Name: "dcp-kv-cache-interleave-size", Type: TypeInt},
 	{Name: "decode-context-parallel-size", Type: TypeInt, Short: []string{"-dcp"}},
+	{Name: "default-chat-template-kwargs", Type: TypeJSON},
 	{Name: "default-mm-loras", Type: TypeJSON},
 	{Name: "device", Type: TypeString},
 	{Name: "disable-access-log-for-endpoints", Type: TypeString},
-	{Name: "disable-async-output-proc", Type: TypeBool},
+	{Name: "disable-async-output-proc", Type: TypeBool, Negatable: true},
 	{Name: "disable-cascade-attn", Type: TypeBool, Negatable: true},
 	{Name: "disable-chunked-mm-input", Type: TypeBool, Negatable: true},
 	{Name: "disable-custom-all-reduce", Type: TypeBool, Negatable: true},
 	{Name: "disable-fastapi-docs", Type: TypeBool, Negatable: true},
 	{Name: "disable-frontend-multiprocessing", Type: TypeBool, Negatable: true},
 	{Name: "disable-hybrid-kv-cache-manager", Type: TypeBool, Negatable: true},
-	{Name: "disable-log-requests", Type: TypeBool},
-	{Name: "disable-log-stats", Type: TypeBool},
-	{Name: "disable-mm-preprocessor-cache", Type: TypeBool},
+	{Name: "disable-log-requests", Type: TypeBool, Negatable: true},
+	{Name: "disable-log-stats", Type: TypeBool, Negatable: true},
+	{Name: "disable-logprobs-during-spec-decoding", Type: TypeBool, Negatable: true},
+	{Name: "disable-mm-preprocessor-cache", Type: TypeBool, Negatable: true},
 	{Name: "disable-nccl-for-dp-synchronization", Type: TypeBool, Negatable: true},
 	{Name: "disable-sliding-window", Type: TypeBool, Negatable: true},
 	{Name: "disable-uvicorn-access-log", Type: TypeBool, Negatable: true},
 	{Name: "distributed-executor-backend", Type: TypeString},
 	{Name: "download-dir", Type: TypeString},
 	{Name: "dtype", Type: TypeString},
+	{Name: "ec-transfer-config", Type: TypeJSON},
 	{Name: "enable-auto-tool-choice", Type: TypeBool, Negatable: true},
 	{Name: "enable-chunked-prefill", Type: TypeBool, Negatable: true, DefaultOn: true, OptionalValue: true},
 	{Name: "enable-dbo", Type: TypeBool, Negatable: true},
+	{Name: "enable-elastic-ep", Type: TypeBool, Negatable: true},
 	{Name: "enable-eplb", Type: TypeBool, Negatable: true},
 	{Name: "enable-expert-parallel", Type: TypeBool, Short: []string{"-ep"}, Negatable: true},
+	{Name: "enable-flashinfer-autotune", Type: TypeBool, Negatable: true},
 	{Name: "enable-force-include-usage", Type: TypeBool, Negatable: true},
+	{Name: "enable-layerwise-nvtx-tracing", Type: TypeBool, Negatable: true},
+	{Name: "enable-log-deltas", Type: TypeBool, Negatable: true},
 	{Name: "enable-log-outputs", Type: TypeBool, Negatable: true},
 	{Name: "enable-log-requests", Type: TypeBool, Negatable: true},
+	{Name: "enable-logging-iteration-details", Type: TypeBool, Negatable: true},
 	{Name: "enable-lora", Type: TypeBool, Negatable: true},
-	{Name: "enable-lora-bias", Type: TypeBool},
+	{Name: "enable-lora-bias", Type: TypeBool, Negatable: true},
+	{Name: "enable-mfu-metrics", Type: TypeBool, Negatable: true},
 	{Name: "enable-mm-embeds", Type: TypeBool, Negatable: true},
-	{Name: "enable-multimodal-encoder-data-parallel", Type: TypeBool},
+	{Name: "enable-multimodal-encoder-data-parallel", Type: TypeBool, Negatable: true},
+	{Name: "enable-offline-docs", Type: TypeBool, Negatable: true},
 	{Name: "enable-prefix-caching", Type: TypeBool, Negatable: true, DefaultOn: true},
-	{Name: "enable-prompt-adapter", Type: TypeBool},
+	{Name: "enable-prompt-adapter", Type: TypeBool, Negatable: true},
 	{Name: "enable-prompt-embeds", Type: TypeBool, Negatable: true},
 	{Name: "enable-prompt-tokens-details", Type: TypeBool, Negatable: true},
+	{Name: "enable-reasoning", Type: TypeBool, Negatable: true},
 	{Name: "enable-request-id-headers", Type: TypeBool, Negatable: true},
+	{Name: "enable-return-routed-experts", Type: TypeBool, Negatable: true},
 	{Name: "enable-server-load-tracking", Type: TypeBool, Negatable: true},
 	{Name: "enable-sleep-mode", Type: TypeBool, Negatable: true},
 	{Name: "enable-ssl-refresh", Type: TypeBool, Negatable: true},
 	{Name: "enable-tokenizer-info-endpoint", Type: TypeBool, Negatable: true},
+	{Name: "enable-tower-connector-lora", Type: TypeBool, Negatable: true},
 	{Name: "enforce-eager", Type: TypeBool, Negatable: true},
 	{Name: "eplb-config", Type: TypeJSON},
 	{Name: "eplb-log-balancedness", Type: TypeBool, Negatable: true},
@@ -145,10 +167,13 @@ var options = []Option{
 	{Name: "eplb-window-size", Type: TypeInt},
 	{Name: "exclude-tools-when-tool-choice-none", Type: TypeBool, Negatable: true},
 	{Name: "expert-placement-strategy", Type: TypeString},
+	{Name: "fail-on-environ-validation", Type: TypeBool, Negatable: true},
 	{Name: "fully-sharded-loras", Type: TypeBool, Negatable: true},
 	{Name: "generation-config", Type: TypeString},
 	{Name: "gpu-memory-utilization", Type: TypeFloat},
 	{Name: "guided-decoding-backend", Type: TypeString},
+	{Name: "h11-max-header-count", Type: TypeInt},
+	{Name: "h11-max-incomplete-event-size", Type: TypeInt},
 	{Name: "headless", Type: TypeBool, Negatable: true},
 	{Name: "hf-config-path", Type: TypeString},
 	{Name: "hf-overrides", Type: TypeJSON},
@@ -157,26 +182,35 @@ var options = []Option{
 	{Name: "ignore-patterns", Type: TypeString, Multi: true},
 	{Name: "interleave-mm-strings", Type: TypeBool, Negatable: true},
 	{Name: "io-processor-plugin", Type: TypeString},
+	{Name: "kernel-config", Type: TypeJSON},
 	{Name: "kv-cache-dtype", Type: TypeString},
 	{Name: "kv-cache-memory-bytes", Type: TypeInt, Human: true},
+	{Name: "kv-cache-metrics", Type: TypeBool, Negatable: true},
+	{Name: "kv-cache-metrics-sample", Type: TypeFloat},
 	{Name: "kv-events-config", Type: TypeJSON},
 	{Name: "kv-offloading-backend", Type: TypeString},
 	{Name: "kv-offloading-size", Type: TypeFloat},
 	{Name: "kv-sharing-fast-prefill", Type: TypeBool, Negatable: true},
 	{Name: "kv-transfer-config", Type: TypeJSON},
+	{Name: "language-model-only", Type: TypeBool, Negatable: true},
 	{Name: "limit-mm-per-prompt", Type: TypeJSON},
 	{Name: "load-format", Type: TypeString},
 	{Name: "log-config-file", Type: TypeString},
+	{Name: "log-error-stack", Type: TypeBool, Negatable: true},
 	{Name: "logits-processor-pattern", Type: TypeString},
 	{Name: "logits-processors", Type: TypeString, Multi: true},
 	{Name: "logprobs-mode", Type: TypeString},
+	{Name: "long-lora-scaling-factors", Type: TypeFloat, Multi: true},
 	{Name: "long-prefill-token-threshold", Type: TypeInt},
 	{Name: "lora-dtype", Type: TypeString},
 	{Name: "lora-extra-vocab-size", Type: TypeInt},
 	{Name: "lora-modules", Type: TypeString, Multi: true},
 	{Name: "mamba-block-size", Type: TypeInt},
 	{Name: "mamba-cache-dtype", Type: TypeString},
+	{Name: "mamba-cache-mode", Type: TypeString},
 	{Name: "mamba-ssm-cache-dtype", Type: TypeString},
+	{Name: "master-addr", Type: TypeString},
+	{Name: "master-port", Type: TypeInt},
 	{Name: "max-cpu-loras", Type: TypeInt},
 	{Name: "max-cudagraph-capture-size", Type: TypeInt},
 	{Name: "max-log-len", Type: TypeInt},
@@ -195,6 +229,7 @@ var options = []Option{
 	{Name: "media-io-kwargs", Type: TypeJSON},
 	{Name: "middleware", Type: TypeString, Multi: true},
 	{Name: "mm-encoder-attn-backend", Type: TypeString},
+	{Name: "mm-encoder-only", Type: TypeBool, Negatable: true},
 	{Name: "mm-encoder-tp-mode", Type: TypeString},
 	{Name: "mm-processor-cache-gb", Type: TypeFloat},
 	{Name: "mm-processor-cache-type", Type: TypeString},
@@ -203,28 +238,43 @@ var options = []Option{
 	{Name: "model", Type: TypeString},
 	{Name: "model-impl", Type: TypeString},
 	{Name: "model-loader-extra-config", Type: TypeJSON},
-	{Name: "multi-step-stream-outputs", Type: TypeBool, DefaultOn: true, OptionalValue: true},
+	{Name: "moe-backend", Type: TypeString},
+	{Name: "multi-step-stream-outputs", Type: TypeBool, Negatable: true, DefaultOn: true, OptionalValue: true},
+	{Name: "ngram-prompt-lookup-max", Type: TypeInt},
+	{Name: "ngram-prompt-lookup-min", Type: TypeInt},
+	{Name: "nnodes", Type: TypeInt},
+	{Name: "node-rank", Type: TypeInt},
 	{Name: "num-gpu-blocks-override", Type: TypeInt},
 	{Name: "num-lookahead-slots", Type: TypeInt},
 	{Name: "num-redundant-experts", Type: TypeInt},
 	{Name: "num-scheduler-steps", Type: TypeInt},
 	{Name: "num-speculative-tokens", Type: TypeInt},
+	{Name: "offload-backend", Type: TypeString},
+	{Name: "offload-group-size", Type: TypeInt},
+	{Name: "offload-num-in-group", Type: TypeInt},
+	{Name: "offload-params", Type: TypeString, Multi: true},
+	{Name: "offload-prefetch-step", Type: TypeInt},
 	{Name: "optimization-level", Type: TypeString, Short: []string{"-O"}},
 	{Name: "otlp-traces-endpoint", Type: TypeString},
 	{Name: "override-attention-dtype", Type: TypeString},
 	{Name: "override-generation-config", Type: TypeJSON},
+	{Name: "override-neuron-config", Type: TypeJSON},
 	{Name: "override-pooler-config", Type: TypeJSON},
+	{Name: "performance-mode", Type: TypeString},
 	{Name: "pipeline-parallel-size", Type: TypeInt, Short: []string{"-pp"}},
 	{Name: "pooler-config", Type: TypeJSON},
 	{Name: "port", Type: TypeInt},
 	{Name: "preemption-mode", Type: TypeString},
 	{Name: "prefill-context-parallel-size", Type: TypeInt, Short: []string{"-pcp"}},
 	{Name: "prefix-caching-hash-algo", Type: TypeString},
+	{Name: "profiler-config", Type: TypeJSON},
 	{Name: "prompt-adapters", Type: TypeString, Multi: true},
 	{Name: "pt-load-map-location", Type: TypeString},
+	{Name: "qlora-adapter-name-or-path", Type: TypeString},
 	{Name: "quantization", Type: TypeString, Short: []string{"-q"}},
 	{Name: "ray-workers-use-nsight", Type: TypeBool, Negatable: true},
 	{Name: "reasoning-parser", Type: TypeString},
+	{Name: "reasoning-parser-plugin", Type: TypeString},
 	{Name: "response-role", Type: TypeString},
 	{Name: "return-tokens-as-token-ids", Type: TypeBool, Negatable: true},
 	{Name: "revision", Type: TypeString},
@@ -241,14 +291,21 @@ var options = []Option{
 	{Name: "show-hidden-metrics-for-version", Type: TypeString},
 	{Name: "skip-mm-profiling", Type: TypeBool, Negatable: true},
 	{Name: "skip-tokenizer-init", Type: TypeBool, Negatable: true},
+	{Name: "spec-decoding-acceptance-method", Type: TypeString},
+	{Name: "specialize-active-lora", Type: TypeBool, Negatable: true},
 	{Name: "speculative-config", Type: TypeJSON, Short: []string{"-sc"}},
+	{Name: "speculative-disable-by-batch-size", Type: TypeInt},
+	{Name: "speculative-disable-mqa-scorer", Type: TypeBool, Negatable: true},
 	{Name: "speculative-draft-tensor-parallel-size", Type: TypeInt},
 	{Name: "speculative-max-model-len", Type: TypeInt},
 	{Name: "speculative-model", Type: TypeString},
+	{Name: "speculative-model-quantization", Type: TypeString},
 	{Name: "ssl-ca-certs", Type: TypeString},
 	{Name: "ssl-cert-reqs", Type: TypeInt},
 	{Name: "ssl-certfile", Type: TypeString},
+	{Name: "ssl-ciphers", Type: TypeString},
 	{Name: "ssl-keyfile", Type: TypeString},
+	{Name: "stream-interval", Type: TypeInt},
 	{Name: "structured-outputs-config", Type: TypeJSON},
 	{Name: "swap-space", Type: TypeFloat},
 	{Name: "task", Type: TypeString},
@@ -259,15 +316,21 @@ var options = []Option{
 	{Name: "tokenizer-pool-size", Type: TypeInt},
 	{Name: "tokenizer-pool-type", Type: TypeString},
 	{Name: "tokenizer-revision", Type: TypeString},
+	{Name: "tokens-only", Type: TypeBool, Negatable: true},
 	{Name: "tool-call-parser", Type: TypeString},
 	{Name: "tool-parser-plugin", Type: TypeString},
 	{Name: "tool-server", Type: TypeString},
 	{Name: "trust-remote-code", Type: TypeBool, Negatable: true},
+	{Name: "trust-request-chat-template", Type: TypeBool, Negatable: true},
+	{Name: "typical-acceptance-sampler-posterior-alpha", Type: TypeFloat},
+	{Name: "typical-acceptance-sampler-posterior-threshold", Type: TypeFloat},
+	{Name: "ubatch-size", Type: TypeInt},
 	{Name: "uds", Type: TypeString},
 	{Name: "use-tqdm-on-load", Type: TypeBool, Negatable: true, DefaultOn: true},
-	{Name: "use-v2-block-manager", Type: TypeBool},
+	{Name: "use-v2-block-manager", Type: TypeBool, Negatable: true},
 	{Name: "uvicorn-log-level", Type: TypeString},
 	{Name: "video-pruning-rate", Type: TypeFloat},
+	{Name: "weight-transfer-config", Type: TypeJSON},
 	{Name: "worker-cls", Type: TypeString},
 	{Name: "worker-extension-cls", Type: TypeString},
 }
@@ -340,34 +403,87 @@ func kebab(s string) string {
 	return head
 }
 
-// lookupLong resolves a kebab-case long name (no dashes) the way argparse
-// does: an exact match, the `no-` form of a negatable boolean, or an
-// unambiguous prefix of one known name (argparse allow_abbrev, which
-// vLLM's FlexibleArgumentParser leaves on). It returns the option, whether
-// the name was the negated form, and whether it was an abbreviation.
-func lookupLong(name string) (opt *Option, negated, abbrev bool) {
+// lookupLong resolves a kebab-case long name (no dashes) the way vLLM's
+// parser does. vLLM reads its command line with Python's argparse through
+// FlexibleArgumentParser, which never passes allow_abbrev=False, so
+// argparse's default prefix matching is on from the oldest to the newest
+// copy read (vllm-project/vllm): vllm/utils.py @ 004202b (v0.5/v0.6 era,
+// no __init__ at all), vllm/utils/argparse_utils.py @ 00da11e (current),
+// and the `vllm` CLI's parsers in vllm/entrypoints/cli/main.py and
+// serve.py @ 00a5fdd (FlexibleArgumentParser(...) and
+// subparsers.add_parser(...), neither with allow_abbrev). So
+// `--max-num-seq 8` sets max_num_seqs in every release.
+// FlexibleArgumentParser first turns underscores before any "=" or "."
+// into dashes (kebab), then argparse (python/cpython Lib/argparse.py,
+// _parse_optional and _get_option_tuples; the same from 3.8 to 3.14)
+// takes, for a "--" argument that is no option string itself: the part
+// before "=" as a prefix, every option string starting with it, and
+// refuses the command line ("ambiguous option: --x could match --xa,
+// --xb", exit 2) when more than one does. The option strings are the long
+// names and, for BooleanOptionalAction booleans, their --no- forms; there
+// is no minimum length.
+//
+// It returns the option, whether the name was the negated form, whether
+// it was an abbreviation, and, for an ambiguous prefix, the option strings
+// it matches (then opt is nil). Where gpulint's table lacks an option of
+// some release, a prefix unique here may still be ambiguous there.
+func lookupLong(name string) (opt *Option, negated, abbrev bool, ambiguous []string) {
 	if i, ok := optionIndex[name]; ok {
-		return &options[i], false, false
+		return &options[i], false, false, nil
 	}
 	if rest, ok := strings.CutPrefix(name, "no-"); ok {
 		if i, ok := optionIndex[rest]; ok && options[i].Type == TypeBool {
-			return &options[i], true, false
+			return &options[i], true, false, nil
 		}
 	}
-	if len(name) < 3 {
-		return nil, false, false
+	if name == "" {
+		return nil, false, false, nil
 	}
-	found := -1
+	found, neg := -1, false
 	for i := range options {
-		if strings.HasPrefix(options[i].Name, name) {
-			if found >= 0 {
-				return nil, false, false // ambiguous: argparse would reject it
+		o := &options[i]
+		for _, s := range optionStrings(o) {
+			if !strings.HasPrefix(s, name) {
+				continue
 			}
-			found = i
+			ambiguous = append(ambiguous, "--"+s)
+			found, neg = i, s != o.Name
 		}
 	}
-	if found < 0 {
-		return nil, false, false
+	switch {
+	case len(ambiguous) > 1:
+		return nil, false, false, ambiguous
+	case found < 0:
+		return nil, false, false, nil
 	}
-	return &options[found], false, true
+	return &options[found], neg, true, nil
+}
+
+// optionStrings lists the long option strings argparse registers for o:
+// its name and, for a BooleanOptionalAction boolean, the --no- form.
+func optionStrings(o *Option) []string {
+	if o.Negatable {
+		return []string{o.Name, "no-" + o.Name}
+	}
+	return []string{o.Name}
+}
+
+// ExpandLong resolves a long option name (kebab-case, without dashes) as
+// vLLM's argparse does (lookupLong): the option string it stands for,
+// itself when it is one, or the one option string it is a prefix of
+// ("max-num-seq" gives "max-num-seqs", "no-enable-prefix" gives
+// "no-enable-prefix-caching"); for a prefix of several, "" and the option
+// strings it matches. A name gpulint does not know gives "" and nil. The
+// keys of a `vllm serve --config` file go through the same parser
+// (vllm/utils/argparse_utils.py @ 00da11e load_config_file turns each key
+// into "--" + key).
+func ExpandLong(name string) (full string, ambiguous []string) {
+	o, neg, _, amb := lookupLong(kebab(name))
+	switch {
+	case o == nil:
+		return "", amb
+	case neg:
+		return "no-" + o.Name, nil
+	}
+	return o.Name, nil
 }

@@ -55,7 +55,7 @@ func TestOptionsCoverReference(t *testing.T) {
 		if _, ok := LookupOption(m[1]); ok {
 			continue
 		}
-		if o, neg, _ := lookupLong(name); o != nil && neg {
+		if o, neg, _, _ := lookupLong(name); o != nil && neg {
 			continue
 		}
 		t.Errorf("%s is in vllm.md but not in the option table", m[1])
@@ -154,5 +154,65 @@ func TestConfig(t *testing.T) {
 				t.Errorf("Config (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestAbbreviations holds long names to argparse's prefix matching, which
+// vLLM's FlexibleArgumentParser leaves on (lookupLong): a unique prefix of
+// an option string (the --no- forms included) is that option, several are
+// ambiguous, and underscores, "=" values and dotted JSON keys are read
+// first as vLLM reads them.
+func TestAbbreviations(t *testing.T) {
+	type flag struct {
+		Name, Spelled, Value string
+		Negated, Abbrev      bool
+		Ambiguous            []string
+	}
+	tests := []struct {
+		name, args string
+		want       []flag
+	}{
+		{"exact name is no abbreviation", "--max-num-seqs 8", []flag{{Name: "max-num-seqs", Spelled: "--max-num-seqs", Value: "8"}}},
+		{"unique prefix", "--max-num-seq 1024", []flag{{Name: "max-num-seqs", Spelled: "--max-num-seq", Value: "1024", Abbrev: true}}},
+		{"underscores and an equals value", "--max_num_seq=8", []flag{{Name: "max-num-seqs", Spelled: "--max_num_seq", Value: "8", Abbrev: true}}},
+		{"prefix of two options", "--max-lora 2", []flag{{Name: "max-lora", Spelled: "--max-lora", Value: "2", Ambiguous: []string{"--max-lora-rank", "--max-loras"}}}},
+		{"prefix of a --no- form", "--no-enable-prefix", []flag{{Name: "enable-prefix-caching", Spelled: "--no-enable-prefix", Negated: true, Abbrev: true}}},
+		{"the --no- form does not share the positive prefix", "--enable-prefix", []flag{{Name: "enable-prefix-caching", Spelled: "--enable-prefix", Abbrev: true}}},
+		{"no minimum length", "--gpu 0.8", []flag{{Name: "gpu-memory-utilization", Spelled: "--gpu", Value: "0.8", Abbrev: true}}},
+		{"dotted key of an abbreviated JSON option", "--compilation-conf.level 3", []flag{{Name: "compilation-config.level", Spelled: "--compilation-conf.level", Value: "3", Abbrev: true}}},
+		{"a boolean prefix takes no value", "--enforce-e extra", []flag{{Name: "enforce-eager", Spelled: "--enforce-e", Abbrev: true}}},
+		{"unknown name", "--frobnicate 1", []flag{{Name: "frobnicate", Spelled: "--frobnicate", Value: "1"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := ParseFlagString("f", Arg{Text: tc.args})
+			var got []flag
+			for _, f := range c.Flags {
+				got = append(got, flag{f.Name, f.Spelled, f.Value, f.Negated, f.Abbrev, f.Ambiguous})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("flags (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExpandLong(t *testing.T) {
+	tests := []struct {
+		in, full string
+		amb      []string
+	}{
+		{"max-num-seqs", "max-num-seqs", nil},
+		{"max_num_seq", "max-num-seqs", nil},
+		{"no-enable-prefix", "no-enable-prefix-caching", nil},
+		{"no-enforce-eager", "no-enforce-eager", nil},
+		{"max-lora", "", []string{"--max-lora-rank", "--max-loras"}},
+		{"frobnicate", "", nil},
+	}
+	for _, tc := range tests {
+		full, amb := ExpandLong(tc.in)
+		if full != tc.full || !slices.Equal(amb, tc.amb) {
+			t.Errorf("ExpandLong(%q) = %q, %q; want %q, %q", tc.in, full, amb, tc.full, tc.amb)
+		}
 	}
 }

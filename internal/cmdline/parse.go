@@ -51,8 +51,13 @@ type Flag struct {
 	// Negated marks the --no-<name> form of a boolean.
 	Negated bool
 	// Abbrev marks a name argparse accepts as an unambiguous prefix
-	// (--max-num-batched-token for --max-num-batched-tokens).
+	// (--max-num-batched-token for --max-num-batched-tokens); Spelled
+	// keeps it as written.
 	Abbrev bool
+	// Ambiguous lists the option strings ("--max-loras", "--max-lora-rank")
+	// an abbreviation matches when it matches more than one: argparse
+	// then refuses the command line. Name keeps the spelling as written.
+	Ambiguous []string
 	// Dynamic marks a value holding a shell or Kubernetes $(VAR) expansion.
 	Dynamic bool
 	// Expanded is a Dynamic value with its variables replaced from the
@@ -178,13 +183,20 @@ func (c *Command) parseFlag(its []item, i int) int {
 	switch {
 	case strings.HasPrefix(t, "--"):
 		name := kebab(t[2:nameEnd])
-		if strings.Contains(name, ".") {
+		if head, tail, ok := strings.Cut(name, "."); ok {
+			// vLLM folds --x.key v into --x '{"key": v}' and hands that to
+			// argparse, so an abbreviated head resolves as a flag would.
 			dotted = true
 			f.Name = name
+			if o, neg, ab, amb := lookupLong(head); o != nil && !neg && o.Type == TypeJSON {
+				f.Name, f.Abbrev = o.Name+"."+tail, ab
+			} else if amb != nil {
+				f.Ambiguous = amb
+			}
 			break
 		}
-		o, neg, ab := lookupLong(name)
-		f.Name, f.Negated, f.Abbrev = name, neg, ab
+		o, neg, ab, amb := lookupLong(name)
+		f.Name, f.Negated, f.Abbrev, f.Ambiguous = name, neg, ab, amb
 		if o != nil {
 			opt, f.Name = o, o.Name
 		}

@@ -45,6 +45,7 @@ func (s *subject) inputs() map[string]finding.Input {
 		if p := w.Paths[field]; len(p) > 0 {
 			r := s.locate(p)
 			in.Range = &r
+			in.Value += s.writtenAs(p)
 		}
 		out[name] = in
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gpulint/gpulint/internal/cmdline"
 	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kustomize"
@@ -221,22 +222,29 @@ func (l *Linter) schemaFindings(s *subject, schema string) []finding.Finding {
 		return nil
 	}
 	if schema == "vllm" {
-		vs = judgeRemovals(s, vs)
+		vs = judgeAmbiguous(s, judgeRemovals(s, vs))
 	}
 	r, _ := l.deps.Catalog.Lookup("schema")
 	out := make([]finding.Finding, 0, len(vs))
 	for _, v := range vs {
-		out = append(out, l.stamp(r, finding.Finding{
+		f := l.stamp(r, finding.Finding{
 			Message: v.Message,
 			Range:   s.locate(v.Path),
 			Path:    s.docPath(v.Path),
-		}, v.Severity))
+		}, v.Severity)
+		showsAbbreviation(&f, s, v.Path)
+		out = append(out, f)
 	}
 	return out
 }
 
-// canonicalVLLM rewrites a vLLM config's top-level keys to kebab-case and
-// remembers how each was written.
+// canonicalVLLM rewrites a vLLM config's top-level keys to kebab-case
+// option names and remembers how each was written. vLLM hands each key to
+// argparse as "--" + key, so a key that abbreviates one option is that
+// option (cmdline.ExpandLong); but a boolean key set to false becomes
+// "--no-" + key only when that is an option string as written, else vLLM
+// drops it (load_config_file, vllm/utils/argparse_utils.py @ 00da11e), so
+// such a key is not expanded and stays unknown.
 func canonicalVLLM(root *source.Node, value any) (any, map[string]string, bool) {
 	m, ok := value.(map[string]any)
 	if !ok {
@@ -247,7 +255,7 @@ func canonicalVLLM(root *source.Node, value any) (any, map[string]string, bool) 
 	var snake, kebab int
 	for _, e := range root.Entries {
 		k := e.Key.Text
-		ck := source.KebabKey(k)
+		ck := vllmConfigKey(k, m[k])
 		keyMap[ck] = k
 		switch {
 		case strings.Contains(k, "_"):
@@ -257,9 +265,21 @@ func canonicalVLLM(root *source.Node, value any) (any, map[string]string, bool) 
 		}
 	}
 	for k, v := range m {
-		out[source.KebabKey(k)] = v
+		out[vllmConfigKey(k, v)] = v
 	}
 	return out, keyMap, snake > kebab
+}
+
+// vllmConfigKey is the canonical name of a `vllm serve --config` key.
+func vllmConfigKey(k string, v any) string {
+	ck := source.KebabKey(k)
+	if b, isBool := v.(bool); isBool && !b {
+		return ck
+	}
+	if full, _ := cmdline.ExpandLong(ck); full != "" {
+		return full
+	}
+	return ck
 }
 
 // commentHardware reads the hardware statement of a recipe's leading

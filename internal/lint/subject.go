@@ -286,6 +286,7 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 		}, r.Level)
 		attachEvidence(&f, r.Rule, r.Inputs, s.inputs())
 		restsOnAssumedOption(&f, s.assumedOpts, r.Path)
+		showsAbbreviation(&f, s, r.Path)
 		if free != nil && !free[resultKey(r)] {
 			restsOnAssumedModel(&f, s.inputs()["model"])
 		}
