@@ -248,7 +248,8 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 			if b, ok := asBool(v); ok {
 				w.set("checkpointing", b, p("gradient_checkpointing"))
 			} else if s, ok := v.(string); ok && s != "" {
-				// axolotl: "unsloth" or "offload" checkpoint with offloading.
+				// axolotl's string values all checkpoint; "offload" and
+				// "offload_disk" also offload (axolotlCheckpointOffload).
 				w.set("checkpointing", true, p("gradient_checkpointing"))
 			}
 		} else {
@@ -344,6 +345,36 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 	if v, ok := lookup(doc, "activation_offloading"); ok && v != nil {
 		b, isBool := asBool(v)
 		w.set("activation_offloading", b || (!isBool && v != ""), p("activation_offloading"))
+	}
+	if flavour == RecipeAxolotl {
+		axolotlCheckpointOffload(w, doc)
+	}
+}
+
+// axolotlCheckpointOffload reads axolotl's deprecated checkpointing
+// values that offload activations. In axolotl-ai-cloud/axolotl @ 067b021c
+// (the release the evaluation set pins), gradient_checkpointing takes
+// Literal["offload", "offload_disk"] | bool (src/axolotl/utils/schemas/
+// config.py), and the validator check_gradient_checkpointing_w_offload
+// (src/axolotl/utils/schemas/validation.py) rewrites "offload" to
+// gradient_checkpointing true with activation_offloading true (TRL's
+// stream offloader, core/trainers/mixins/activation_checkpointing.py) and
+// "offload_disk" to activation_offloading "disk", whatever
+// activation_offloading the recipe wrote. Both move saved activations off
+// the GPU: tuner.Workload.ActivationOffloading.
+//
+// "unsloth" is not read as offloading: it was axolotl's offloading
+// checkpointer from 6319da1f (v0.4, 2024) and a deprecated alias of
+// "offload" from 5e21b1a9, but c0a0c753 (v0.10.0) dropped it from the
+// Literal, so the pinned axolotl refuses the recipe; the estimate keeps
+// the activations on the GPU, the upper bound.
+func axolotlCheckpointOffload(w *Workload, doc any) {
+	v, ok := lookup(doc, "gradient_checkpointing")
+	if !ok {
+		return
+	}
+	if s, _ := v.(string); s == "offload" || s == "offload_disk" {
+		w.set("activation_offloading", true, p("gradient_checkpointing"))
 	}
 }
 
