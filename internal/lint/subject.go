@@ -281,6 +281,7 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 			Range:   s.locate(r.Path),
 			Path:    s.docPath(r.Path),
 		}, r.Level)
+		s.sizing.notStartable(r.Rule.ID, r.Message)
 		attachEvidence(&f, r.Rule, r.Inputs, s.inputs())
 		restsOnAssumedOption(&f, s.assumedOpts, r.Path)
 		if free != nil && !free[resultKey(r)] {
