@@ -96,7 +96,7 @@ func (t Target) applyStatedInputs(w *normalize.Workload, tw tuner.Workload) tune
 		tw.Loss = tuner.LossImpl(st.Loss)
 	}
 	if c, ok := tuner.OptimizerByName(st.Optimizer); ok && unset("optimizer") {
-		tw.Optimizer, tw.PagedOptimizer = c.Optimizer, c.Paged
+		c.Set(&tw)
 	}
 	if st.OptimizerInBackward != nil && unset("optimizer_in_backward") {
 		tw.OptimizerInBackward = *st.OptimizerInBackward
