@@ -328,20 +328,22 @@ type Sizing struct {
 	// ConfigMap the container reads (related_manifest.go).
 	Related []SizingSource `json:"related,omitempty"`
 	// NotStartable says why the server cannot start as written, when a
-	// rule found so (startRules): its parallel sizes need more GPUs than
-	// the container gets. PerGPUBytes is then what each of its workers
-	// would need on a GPU of its own, and Fits is false: the file does
-	// not run on the hardware it states, whatever the memory.
+	// rule found so (startRule): its parallel sizes need more GPUs than
+	// the container gets, or its vLLM release no longer serves the model.
+	// PerGPUBytes is then the need as written had it started (for the
+	// parallel sizes, each worker's on a GPU of its own), and Fits is
+	// false: the file does not run on the hardware it states, whatever
+	// the memory.
 	NotStartable string `json:"not_startable,omitempty"`
 }
 
 // startRule reports whether a rule's finding means the server never
-// starts its workers on the GPUs it gets, whatever their memory; the
-// sizing carries its message (Sizing.NotStartable) rather than a second
-// reading of the same parallel sizes. VLLM001 compares a vLLM or TGI
-// server's tensor × pipeline × data parallel size (TGI: num-shard) with
-// the container's GPUs.
-func startRule(id string) bool { return id == "VLLM001" }
+// starts, whatever its memory; the sizing carries its message
+// (Sizing.NotStartable) rather than a second reading of the same facts.
+// VLLM001 compares a vLLM or TGI server's tensor × pipeline × data
+// parallel size (TGI: num-shard) with the container's GPUs; VLLM006 finds
+// a model the stated vLLM release no longer serves.
+func startRule(id string) bool { return id == "VLLM001" || id == "VLLM006" }
 
 // notStartable marks a sizing whose server a rule found cannot start.
 func (s *Sizing) notStartable(rule, message string) {

@@ -216,6 +216,9 @@ func (s *subject) input(params map[string]any) map[string]any {
 	in["target"].(map[string]any)["inputs"] = inputsInput(s.inputs())
 	if s.argv != nil {
 		in["vllm"] = vllmInput(s.argv.cmd)
+		if d := droppedInput(s.argv.cmd, s.tgt.Model); d != nil {
+			in["vllm"].(map[string]any)["dropped"] = d
+		}
 	}
 	if est, mem := s.tgt.estimate(s.work); est != nil {
 		in["estimate"] = est

@@ -194,3 +194,50 @@ spec:
 		}
 	}
 }
+
+// A vLLM server whose image is a release that no longer serves its model
+// (Llama 3.2 Vision after v0.10.2, VLLM006) does not start either: its
+// sizing says so; the same pod on v0.10.2 is sized as it fits.
+func TestSizingNotStartableWhenReleaseDropsModel(t *testing.T) {
+	pod := func(tag string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vision
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-h100-80gb
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:` + tag + `
+        args: ["--model", "meta-llama/Llama-3.2-11B-Vision-Instruct", "--max-model-len", "8192"]
+        resources:
+          limits:
+            nvidia.com/gpu: 1
+`
+	}
+	_, paths := writeFiles(t, map[string]string{"v0.11.0.yaml": pod("v0.11.0"), "v0.10.2.yaml": pod("v0.10.2")})
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*lint.Sizing{}
+	for _, fr := range res.Files {
+		got[filepath.Base(fr.Path)] = fr.Sizing
+	}
+	for name, want := range map[string]string{
+		"v0.11.0.yaml": "no longer serves MllamaForConditionalGeneration",
+		"v0.10.2.yaml": "",
+	} {
+		s := got[name]
+		if s == nil || s.PerGPUBytes <= 0 || s.PerGPUBytes > s.CapacityBytes {
+			t.Errorf("%s: sizing %+v, want one within an H100", name, s)
+			continue
+		}
+		if s.Fits != (want == "") || !strings.Contains(s.NotStartable, want) || (want == "") != (s.NotStartable == "") {
+			t.Errorf("%s: fits %v, not_startable %q; want fits %v and a reason containing %q", name, s.Fits, s.NotStartable, want == "", want)
+		}
+	}
+}
