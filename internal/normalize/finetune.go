@@ -308,6 +308,23 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 		if axolotlPlugin(doc, "axolotl.integrations.liger.") {
 			w.setBool("liger", doc, "liger_fused_linear_cross_entropy")
 		}
+		// axolotl's CutCrossEntropyPlugin patches the causal LM's forward
+		// with cut_cross_entropy's linear cross entropy, which never holds
+		// the logits; its cut_cross_entropy key defaults to true
+		// (CutCrossEntropyArgs, src/axolotl/integrations/cut_cross_entropy/
+		// args.py and __init__.py pre_model_load @ 067b021c), and a model
+		// type it cannot patch stops the run (check_capability), so a run
+		// that starts has it.
+		if axolotlPlugin(doc, "axolotl.integrations.cut_cross_entropy.") {
+			switch v, ok := lookup(doc, "cut_cross_entropy"); {
+			case !ok:
+				w.set("cut_cross_entropy", true, p("plugins"))
+			case v == nil: // Optional[bool]: null turns it off
+				w.set("cut_cross_entropy", false, p("cut_cross_entropy"))
+			default:
+				w.setBool("cut_cross_entropy", doc, "cut_cross_entropy")
+			}
+		}
 	}
 
 	// Data loading.

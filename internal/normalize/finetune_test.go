@@ -398,3 +398,37 @@ func TestTrainerCheckpointStringNoOffload(t *testing.T) {
 		t.Errorf("activation_offloading %v, want unset", got)
 	}
 }
+
+// axolotl's CutCrossEntropyPlugin turns Cut Cross Entropy on unless the
+// recipe's cut_cross_entropy says otherwise (CutCrossEntropyArgs default
+// True @ 067b021c); the key means nothing without the plugin.
+func TestAxolotlCutCrossEntropy(t *testing.T) {
+	const plugin = "plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n"
+	tests := []struct {
+		name   string
+		recipe string
+		want   any // cut_cross_entropy, nil when unset
+		path   []any
+	}{
+		{"plugin alone", plugin, true, []any{"plugins"}},
+		{"plugin, turned off", plugin + "cut_cross_entropy: false\n", false, []any{"cut_cross_entropy"}},
+		{"plugin, null", plugin + "cut_cross_entropy:\n", false, []any{"cut_cross_entropy"}},
+		{"key without the plugin", "cut_cross_entropy: true\n", nil, nil},
+		{"liger plugin only", "plugins:\n  - axolotl.integrations.liger.LigerPlugin\n", nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Finetune(recipeValue(t, "recipe.yaml", "base_model: x/y\nadapter: lora\nbf16: true\nsequence_len: 1024\n"+tc.recipe))
+			if r, _ := w.Get("recipe"); r != RecipeAxolotl {
+				t.Fatalf("recipe %v, want axolotl", r)
+			}
+			got, _ := w.Get("cut_cross_entropy")
+			if got != tc.want {
+				t.Errorf("cut_cross_entropy %v, want %v", got, tc.want)
+			}
+			if diff := cmp.Diff(tc.path, w.Paths["cut_cross_entropy"], cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("path (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
