@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulint/gpulint/internal/cmdline"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/tuner"
 )
@@ -295,6 +296,15 @@ func runEstimate(o *EstimateOptions) error {
 	}
 	e.Model = o.modelSource(m, src, cat)
 	e.Inputs = o.estimateInputs(e, m, given)
+	if w.Kind == tuner.Serve {
+		// The release's own model list (cmdline.Dropped), as the linter's
+		// model-dropped-by-release reads it.
+		v := cmdline.StatedRelease(w.VLLMVersion, "--vllm-version")
+		if d, ok := cmdline.Dropped(strings.ToLower(m.ModelType), v); ok {
+			e.Notes = append(e.Notes, fmt.Sprintf("vLLM %s no longer serves %s (%s was the last release to serve it): the server refuses the model at start-up, and the figures are its need had it started",
+				v, d.Architecture, d.Last))
+		}
+	}
 	if o.Format == "json" {
 		enc := json.NewEncoder(ios.Out)
 		enc.SetIndent("", "  ")

@@ -322,3 +322,19 @@ func TestEstimatePagedAdamWStatesFP32(t *testing.T) {
 		})
 	}
 }
+
+// TestEstimateNotesDroppedModel: serving Llama 3.2 Vision on a vLLM
+// release after v0.10.2 is refused at start-up, and the estimate says so;
+// on v0.10.2 it does not.
+func TestEstimateNotesDroppedModel(t *testing.T) {
+	base := []string{"estimate", "--workload", "serve", "--model", "meta-llama/Llama-3.2-11B-Vision-Instruct", "--gpu", "H100-80GB", "--max-model-len", "8192"}
+	for version, want := range map[string]bool{"0.11.0": true, "0.10.2": false} {
+		out, errOut, code := run(t, false, nil, append(base, "--vllm-version", version)...)
+		if code != 0 {
+			t.Fatalf("--vllm-version %s: exit %d: %s", version, code, errOut)
+		}
+		if got := strings.Contains(out, "no longer serves MllamaForConditionalGeneration (v0.10.2 was the last release to serve it)"); got != want {
+			t.Errorf("--vllm-version %s: note %v, want %v:\n%s", version, got, want, out)
+		}
+	}
+}

@@ -29,3 +29,18 @@ func TestDropped(t *testing.T) {
 		})
 	}
 }
+
+// TestStatedRelease reads the release forms --vllm-version takes.
+func TestStatedRelease(t *testing.T) {
+	for in, want := range map[string]Version{
+		"0.11.0":  {Minor: 11, From: "flag"},
+		"v0.10.2": {Minor: 10, Patch: 2, From: "flag"},
+		"0.9":     {Minor: 9, From: "flag"},
+		"latest":  {},
+		"":        {},
+	} {
+		if got := StatedRelease(in, "flag"); got != want {
+			t.Errorf("StatedRelease(%q) = %+v, want %+v", in, got, want)
+		}
+	}
+}
