@@ -9,6 +9,10 @@ import "sort"
 type OptimizerChoice struct {
 	Optimizer Optimizer
 	Paged     bool
+	// FP32States says the optimizer keeps fp32 states whatever the
+	// parameters' dtype (Workload.FP32OptimizerStates): bitsandbytes'
+	// 32-bit PagedAdamW, which "paged-adamw" names.
+	FP32States bool
 	// StandIn is set when the named optimizer is sized as another one: the
 	// estimate then rests on that assumption and must say so.
 	StandIn string
@@ -27,7 +31,7 @@ var optimizerNames = map[string]OptimizerChoice{
 	"adamw": {Optimizer: AdamW}, "adamw-foreach": {Optimizer: AdamWForeach},
 	"adamw-fused": {Optimizer: AdamWFused}, "adamw-forloop": {Optimizer: AdamWForLoop},
 	"adam8bit": {Optimizer: Adam8bit}, "adamw8bit": {Optimizer: Adam8bit},
-	"paged-adamw": {Optimizer: AdamW, Paged: true}, "paged-adamw8bit": {Optimizer: Adam8bit, Paged: true},
+	"paged-adamw": {Optimizer: AdamW, Paged: true, FP32States: true}, "paged-adamw8bit": {Optimizer: Adam8bit, Paged: true},
 	"paged-adam8bit": {Optimizer: Adam8bit, Paged: true},
 	"sgd":            {Optimizer: SGD}, "adafactor": {Optimizer: Adafactor},
 	"galore-adamw":     {Optimizer: AdamW, StandIn: "adamw"},
@@ -40,6 +44,12 @@ var optimizerNames = map[string]OptimizerChoice{
 func OptimizerByName(name string) (OptimizerChoice, bool) {
 	c, ok := optimizerNames[name]
 	return c, ok
+}
+
+// Set gives w the chosen optimizer: its regime, whether its states are
+// paged and whether they stay fp32 over 16-bit parameters.
+func (c OptimizerChoice) Set(w *Workload) {
+	w.Optimizer, w.PagedOptimizer, w.FP32OptimizerStates = c.Optimizer, c.Paged, c.FP32States
 }
 
 // OptimizerNames lists the accepted optimizer names, sorted.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/gpulint/gpulint/internal/cmdline"
 	"github.com/gpulint/gpulint/internal/normalize"
 	"github.com/gpulint/gpulint/tuner"
 )
@@ -96,7 +97,7 @@ lint rules use. docs/validation.md compares it with published measurements.`,
 	fl.IntVar(&o.GPUs, "gpus", 1, "GPUs in the job (data parallel degree for training)")
 	fl.StringVar(&o.Workload, "workload", "train", "train, lora, qlora, inference or serve")
 	fl.StringVar(&o.Precision, "precision", "", "fp32, fp16, bf16, fp8, amp or pure-bf16 (default: bf16 for training, the checkpoint dtype otherwise)")
-	fl.StringVar(&o.Optimizer, "optimizer", "", "adamw (the framework's default kernel), adamw-foreach, adamw-fused, adamw-forloop, adam8bit, paged-adamw, paged-adamw8bit, sgd, adafactor, or galore-adamw, galore-adamw8bit, galore-adafactor (sized as the optimizer they wrap, an upper bound) (default adamw)")
+	fl.StringVar(&o.Optimizer, "optimizer", "", "adamw (the framework's default kernel), adamw-foreach, adamw-fused, adamw-forloop, adam8bit, paged-adamw (bitsandbytes' 32-bit PagedAdamW: fp32 states even under pure-bf16), paged-adamw8bit, sgd, adafactor, or galore-adamw, galore-adamw8bit, galore-adafactor (sized as the optimizer they wrap, an upper bound) (default adamw)")
 	fl.StringVar(&o.FSDP, "fsdp", "", "FSDP sharding strategy instead of ZeRO: full_shard, shard_grad_op, no_shard, hybrid_shard or hybrid_shard_zero2")
 	fl.StringVar(&o.Config, "config", "", "project file (.gpulint.yaml) whose target states the inputs no flag sets")
 	fl.StringVar(&o.TargetPath, "target-path", "", "with --config: the file path whose target applies (default: the first target)")
@@ -255,7 +256,7 @@ func runEstimate(o *EstimateOptions) error {
 	}
 	w := tuner.Workload{
 		Kind: tuner.WorkloadKind(o.Workload), Precision: tuner.Precision(o.Precision),
-		Optimizer: opt.Optimizer, PagedOptimizer: opt.Paged, OptimizerInBackward: o.OptimizerInBackward, KbitFP32: o.KbitFP32,
+		OptimizerInBackward: o.OptimizerInBackward, KbitFP32: o.KbitFP32,
 		Attention: attentionFlags[o.Attention], Loss: tuner.LossImpl(o.Loss), LoRATargets: targets,
 		PrefillLogits: tuner.PrefillLogits(o.PrefillLogits), WeightQuant: o.Weights,
 		CUDAContextBytes: int64(o.CUDAContextMiB) * tuner.MiB, MaxNumBatchedTokens: o.MaxNumBatchedTokens,
@@ -266,6 +267,7 @@ func runEstimate(o *EstimateOptions) error {
 		GPUMemoryUtilization: o.GPUMemoryUtilization, MaxModelLen: o.MaxModelLen, MaxNumSeqs: o.MaxNumSeqs,
 		KVCacheDtype: o.KVCache, VLLMVersion: o.VLLMVersion, VLLMFlashInferSampler: o.FlashInferSampler,
 	}
+	opt.Set(&w)
 	if o.FSDP != "" {
 		normalize.FSDPStrategy(&w, o.FSDP, false)
 	}
@@ -294,6 +296,15 @@ func runEstimate(o *EstimateOptions) error {
 	}
 	e.Model = o.modelSource(m, src, cat)
 	e.Inputs = o.estimateInputs(e, m, given)
+	if w.Kind == tuner.Serve {
+		// The release's own model list (cmdline.Dropped), as the linter's
+		// model-dropped-by-release reads it.
+		v := cmdline.StatedRelease(w.VLLMVersion, "--vllm-version")
+		if d, ok := cmdline.Dropped(strings.ToLower(m.ModelType), v); ok {
+			e.Notes = append(e.Notes, fmt.Sprintf("vLLM %s no longer serves %s (%s was the last release to serve it): the server refuses the model at start-up, and the figures are its need had it started",
+				v, d.Architecture, d.Last))
+		}
+	}
 	if o.Format == "json" {
 		enc := json.NewEncoder(ios.Out)
 		enc.SetIndent("", "  ")

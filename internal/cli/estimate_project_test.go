@@ -294,3 +294,47 @@ func TestEstimateTargetLenFromProject(t *testing.T) {
 		t.Errorf("target 512 estimate %d not above target 64's %d", unset.PerGPU.Total, got.PerGPU.Total)
 	}
 }
+
+// TestEstimatePagedAdamWStatesFP32: --optimizer paged-adamw is
+// bitsandbytes' 32-bit PagedAdamW, whose two moments are fp32 over any
+// parameter dtype, so under pure bf16 it needs 4 more bytes a parameter
+// than torch's AdamW (bf16 moments); under mixed bf16, where both keep
+// fp32 states, the two agree.
+func TestEstimatePagedAdamWStatesFP32(t *testing.T) {
+	base := []string{"estimate", "--model", "meta-llama/Llama-3.2-1B", "--gpu", "H100-80GB"}
+	for _, tc := range []struct {
+		precision string
+		extra     int64 // bytes paged-adamw needs over adamw, per parameter
+	}{
+		{"pure-bf16", 4},
+		{"bf16", 0},
+	} {
+		t.Run(tc.precision, func(t *testing.T) {
+			args := append(append([]string{}, base...), "--precision", tc.precision)
+			torch := estimateJSONOf(t, append(args, "--optimizer", "adamw")...)
+			paged := estimateJSONOf(t, append(args, "--optimizer", "paged-adamw")...)
+			const params = 1_235_814_400 // Llama 3.2 1B, tied embeddings
+			got := paged.PerGPU.Total - torch.PerGPU.Total
+			want := tc.extra * params
+			if d := got - want; d < -want/50-(1<<20) || d > want/50+(1<<20) {
+				t.Errorf("paged-adamw - adamw = %d bytes, want about %d", got, want)
+			}
+		})
+	}
+}
+
+// TestEstimateNotesDroppedModel: serving Llama 3.2 Vision on a vLLM
+// release after v0.10.2 is refused at start-up, and the estimate says so;
+// on v0.10.2 it does not.
+func TestEstimateNotesDroppedModel(t *testing.T) {
+	base := []string{"estimate", "--workload", "serve", "--model", "meta-llama/Llama-3.2-11B-Vision-Instruct", "--gpu", "H100-80GB", "--max-model-len", "8192"}
+	for version, want := range map[string]bool{"0.11.0": true, "0.10.2": false} {
+		out, errOut, code := run(t, false, nil, append(base, "--vllm-version", version)...)
+		if code != 0 {
+			t.Fatalf("--vllm-version %s: exit %d: %s", version, code, errOut)
+		}
+		if got := strings.Contains(out, "no longer serves MllamaForConditionalGeneration (v0.10.2 was the last release to serve it)"); got != want {
+			t.Errorf("--vllm-version %s: note %v, want %v:\n%s", version, got, want, out)
+		}
+	}
+}

@@ -72,7 +72,11 @@ func TestValidationCommandsReproduceRows(t *testing.T) {
 			if s := formatLike(v, r.predicted); s != r.predicted {
 				t.Errorf("%s\nprints %s, the row says %s", r.command, s, r.predicted)
 			}
-			if fits := !strings.HasPrefix(r.verdict, "does not fit") && !strings.HasPrefix(r.verdict, "refuses"); fits != got.Fits {
+			// "fits by paging" is over the GPU in the estimate, which counts
+			// a paged optimizer's state; only vram-overcommit reads it as fitting.
+			fits := !strings.HasPrefix(r.verdict, "does not fit") && !strings.HasPrefix(r.verdict, "refuses") &&
+				!strings.HasPrefix(r.verdict, "fits by paging")
+			if fits != got.Fits {
 				t.Errorf("%s\nfits=%v, the row says %q", r.command, got.Fits, r.verdict)
 			}
 		})

@@ -432,7 +432,7 @@ func reportInput(res *lint.Result) report.Input {
 		rf := report.File{Path: f.Path, Kind: string(f.Kind)}
 		if z := f.Sizing; z != nil {
 			rf.Sizing = &report.Sizing{GPU: z.GPU, Model: z.Model, Fits: z.Fits, PerGPUBytes: z.PerGPUBytes, CapacityBytes: z.CapacityBytes,
-				AssumedModel: z.AssumedModel, AssumedWeights: z.AssumedWeights, Open: z.Open, Note: z.Note}
+				AssumedModel: z.AssumedModel, AssumedWeights: z.AssumedWeights, Open: z.Open, Note: z.Note, NotStartable: z.NotStartable}
 			for _, a := range z.Alternatives {
 				rf.Sizing.Alternatives = append(rf.Sizing.Alternatives, report.Alternative{Value: a.Value, Fits: a.Fits, PerGPUBytes: a.PerGPUBytes})
 			}

@@ -53,6 +53,17 @@ func parseVersion(m []string, from string) Version {
 	return v
 }
 
+// StatedRelease reads a release written as X.Y or X.Y.Z, with or without
+// a leading v (--vllm-version, a project file's vllm_version); from says
+// where it was written. The zero Version when s is not one.
+func StatedRelease(s, from string) Version {
+	m := tagVersion().FindStringSubmatch(s)
+	if m == nil {
+		return Version{}
+	}
+	return parseVersion(m, from)
+}
+
 // ImageVersion reads the release from a vLLM server image's tag
 // ("vllm/vllm-openai:v0.10.0", "…:0.9.2", "…:v0.8.5.post1"). Tags such as
 // "latest", "nightly" or a digest state no version.

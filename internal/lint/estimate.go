@@ -327,6 +327,31 @@ type Sizing struct {
 	// launch command, the statement that packs the recipe into the
 	// ConfigMap the container reads (related_manifest.go).
 	Related []SizingSource `json:"related,omitempty"`
+	// NotStartable says why the server cannot start as written, when a
+	// rule found so (startRule): its parallel sizes need more GPUs than
+	// the container gets, or its vLLM release no longer serves the model.
+	// PerGPUBytes is then the need as written had it started (for the
+	// parallel sizes, each worker's on a GPU of its own), and Fits is
+	// false: the file does not run on the hardware it states, whatever
+	// the memory.
+	NotStartable string `json:"not_startable,omitempty"`
+}
+
+// startRule reports whether a rule's finding means the server never
+// starts, whatever its memory; the sizing carries its message
+// (Sizing.NotStartable) rather than a second reading of the same facts.
+// VLLM001 compares a vLLM or TGI server's tensor × pipeline × data
+// parallel size (TGI: num-shard) with the container's GPUs; VLLM006 finds
+// a model the stated vLLM release no longer serves.
+func startRule(id string) bool { return id == "VLLM001" || id == "VLLM006" }
+
+// notStartable marks a sizing whose server a rule found cannot start.
+func (s *Sizing) notStartable(rule, message string) {
+	if s == nil || !startRule(rule) || s.NotStartable != "" {
+		return
+	}
+	s.Fits = false
+	s.NotStartable = message
 }
 
 // SizingSource is one file a sizing is read from, and its role.
@@ -371,12 +396,18 @@ func (t Target) sizing(est map[string]any) *Sizing {
 }
 
 // tighter returns the sizing with the larger share of its capacity used,
-// so a file with several documents reports the one closest to not fitting.
+// so a file with several documents reports the one closest to not fitting;
+// a server that cannot start (Sizing.NotStartable) goes first.
 func tighter(a, b *Sizing) *Sizing {
 	switch {
 	case a == nil:
 		return b
 	case b == nil:
+		return a
+	case (a.NotStartable == "") != (b.NotStartable == ""):
+		if b.NotStartable != "" {
+			return b
+		}
 		return a
 	case float64(b.PerGPUBytes)/float64(b.CapacityBytes) > float64(a.PerGPUBytes)/float64(a.CapacityBytes):
 		return b

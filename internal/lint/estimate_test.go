@@ -128,3 +128,29 @@ disable_gradient_checkpointing: true
 		})
 	}
 }
+
+// A file's sizing is its tightest document's, and a document whose server
+// cannot start is tighter than any that fits.
+func TestTighterPrefersNotStartable(t *testing.T) {
+	roomy := &Sizing{PerGPUBytes: 10, CapacityBytes: 100, Fits: true}
+	tight := &Sizing{PerGPUBytes: 90, CapacityBytes: 100, Fits: true}
+	blocked := &Sizing{PerGPUBytes: 10, CapacityBytes: 100, NotStartable: "tensor-parallel-size 4 needs 4 GPUs but the server gets 2"}
+	tests := []struct {
+		name string
+		a, b *Sizing
+		want *Sizing
+	}{
+		{"the larger share", roomy, tight, tight},
+		{"the larger share, either order", tight, roomy, tight},
+		{"not startable over a tight fit", tight, blocked, blocked},
+		{"not startable first", blocked, tight, blocked},
+		{"one nil", nil, roomy, roomy},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tighter(tc.a, tc.b); got != tc.want {
+				t.Errorf("tighter = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}

@@ -91,12 +91,12 @@ func (t Target) applyStatedInputs(w *normalize.Workload, tw tuner.Workload) tune
 	if tw.Kind == tuner.Inference {
 		return tw
 	}
-	if st.Loss != "" && unset("liger") {
+	if st.Loss != "" && unset("liger") && unset("cut_cross_entropy") {
 		// A recipe's use_liger_kernel states its loss (recipe.FusedLoss).
 		tw.Loss = tuner.LossImpl(st.Loss)
 	}
 	if c, ok := tuner.OptimizerByName(st.Optimizer); ok && unset("optimizer") {
-		tw.Optimizer, tw.PagedOptimizer = c.Optimizer, c.Paged
+		c.Set(&tw)
 	}
 	if st.OptimizerInBackward != nil && unset("optimizer_in_backward") {
 		tw.OptimizerInBackward = *st.OptimizerInBackward
@@ -188,7 +188,7 @@ func (t Target) statedInputs(w *normalize.Workload, out map[string]finding.Input
 	if role != "train" {
 		return
 	}
-	if st.Loss != "" && unset("liger") {
+	if st.Loss != "" && unset("liger") && unset("cut_cross_entropy") {
 		add("loss", st.Loss, "loss")
 	}
 	if st.OptimizerInBackward != nil && unset("optimizer_in_backward") {

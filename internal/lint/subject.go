@@ -219,6 +219,9 @@ func (s *subject) input(params map[string]any) map[string]any {
 	in["target"].(map[string]any)["inputs"] = inputsInput(s.inputs())
 	if s.argv != nil {
 		in["vllm"] = vllmInput(s.argv.cmd)
+		if d := droppedInput(s.argv.cmd, s.tgt.Model); d != nil {
+			in["vllm"].(map[string]any)["dropped"] = d
+		}
 	}
 	if est, mem := s.tgt.estimate(s.work); est != nil {
 		in["estimate"] = est
@@ -284,6 +287,7 @@ func (l *Linter) evaluate(ctx context.Context, s *subject, params map[string]any
 			Range:   s.locate(r.Path),
 			Path:    s.docPath(r.Path),
 		}, r.Level)
+		s.sizing.notStartable(r.Rule.ID, r.Message)
 		attachEvidence(&f, r.Rule, r.Inputs, s.inputs())
 		restsOnAssumedOption(&f, s.assumedOpts, r.Path)
 		showsAbbreviation(&f, s, r.Path)

@@ -127,3 +127,117 @@ spec:
 		}
 	}
 }
+
+// A server whose parallel size needs more GPUs than its container gets
+// (VLLM001) never starts its workers: its sizing does not fit whatever
+// the memory, and says why, with the per-GPU figure each worker would
+// need. The same pods with as many workers as GPUs fit, with no reason.
+func TestSizingNotStartableWhenParallelExceedsGPUs(t *testing.T) {
+	pod := func(container string, gpus int) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: server
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-l4
+      containers:
+` + container + `        resources:
+          limits:
+            nvidia.com/gpu: ` + string(rune('0'+gpus)) + `
+`
+	}
+	tgi := func(shards string) string {
+		return `      - name: tgi
+        image: ghcr.io/huggingface/text-generation-inference:1.4.3
+        env:
+        - {name: MODEL_ID, value: meta-llama/Llama-3.1-8B-Instruct}
+        - {name: NUM_SHARD, value: "` + shards + `"}
+        - {name: MAX_TOTAL_TOKENS, value: "4096"}
+`
+	}
+	vllm := func(tp string) string {
+		return `      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--tensor-parallel-size", "` + tp + `", "--max-model-len", "4096"]
+`
+	}
+	_, paths := writeFiles(t, map[string]string{
+		"tgi-over.yaml":  pod(tgi("4"), 2),
+		"tgi-even.yaml":  pod(tgi("2"), 2),
+		"vllm-over.yaml": pod(vllm("4"), 2),
+		"vllm-even.yaml": pod(vllm("2"), 2),
+	})
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*lint.Sizing{}
+	for _, fr := range res.Files {
+		got[filepath.Base(fr.Path)] = fr.Sizing
+	}
+	for name, want := range map[string]string{
+		"tgi-over.yaml":  "num-shard 4 needs 4 GPUs but the server gets 2",
+		"tgi-even.yaml":  "",
+		"vllm-over.yaml": "needs 4 GPUs but the server gets 2",
+		"vllm-even.yaml": "",
+	} {
+		s := got[name]
+		if s == nil || s.GPU != "L4" || s.PerGPUBytes <= 0 || s.PerGPUBytes > s.CapacityBytes {
+			t.Errorf("%s: sizing %+v, want a per-GPU figure within one L4", name, s)
+			continue
+		}
+		if s.Fits != (want == "") || !strings.Contains(s.NotStartable, want) || (want == "") != (s.NotStartable == "") {
+			t.Errorf("%s: fits %v, not_startable %q; want fits %v and a reason containing %q", name, s.Fits, s.NotStartable, want == "", want)
+		}
+	}
+}
+
+// A vLLM server whose image is a release that no longer serves its model
+// (Llama 3.2 Vision after v0.10.2, VLLM006) does not start either: its
+// sizing says so; the same pod on v0.10.2 is sized as it fits.
+func TestSizingNotStartableWhenReleaseDropsModel(t *testing.T) {
+	pod := func(tag string) string {
+		return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vision
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-h100-80gb
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:` + tag + `
+        args: ["--model", "meta-llama/Llama-3.2-11B-Vision-Instruct", "--max-model-len", "8192"]
+        resources:
+          limits:
+            nvidia.com/gpu: 1
+`
+	}
+	_, paths := writeFiles(t, map[string]string{"v0.11.0.yaml": pod("v0.11.0"), "v0.10.2.yaml": pod("v0.10.2")})
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*lint.Sizing{}
+	for _, fr := range res.Files {
+		got[filepath.Base(fr.Path)] = fr.Sizing
+	}
+	for name, want := range map[string]string{
+		"v0.11.0.yaml": "no longer serves MllamaForConditionalGeneration",
+		"v0.10.2.yaml": "",
+	} {
+		s := got[name]
+		if s == nil || s.PerGPUBytes <= 0 || s.PerGPUBytes > s.CapacityBytes {
+			t.Errorf("%s: sizing %+v, want one within an H100", name, s)
+			continue
+		}
+		if s.Fits != (want == "") || !strings.Contains(s.NotStartable, want) || (want == "") != (s.NotStartable == "") {
+			t.Errorf("%s: fits %v, not_startable %q; want fits %v and a reason containing %q", name, s.Fits, s.NotStartable, want == "", want)
+		}
+	}
+}

@@ -113,6 +113,24 @@ func vllmInput(c *cmdline.Command) map[string]any {
 	return out
 }
 
+// droppedInput is input.vllm.dropped: the model's architecture when the
+// release the container states no longer serves it (cmdline.Dropped);
+// nil when the release or the model is not known, or the release serves
+// it.
+func droppedInput(c *cmdline.Command, m *tuner.Model) map[string]any {
+	if c == nil || m == nil {
+		return nil
+	}
+	d, ok := cmdline.Dropped(strings.ToLower(m.ModelType), c.Version)
+	if !ok {
+		return nil
+	}
+	return map[string]any{
+		"architecture": d.Architecture, "model_type": d.ModelType, "last": d.Last,
+		"since": d.In.String(), "source": d.Source,
+	}
+}
+
 // withRelease gives t the vLLM release the subject's container states, so
 // the serving estimate sizes what that release does (tuner/vllm_release.go:
 // the profiled sampler run, CUDA graphs inside the budget from v0.21, the

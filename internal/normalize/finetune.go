@@ -248,7 +248,8 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 			if b, ok := asBool(v); ok {
 				w.set("checkpointing", b, p("gradient_checkpointing"))
 			} else if s, ok := v.(string); ok && s != "" {
-				// axolotl: "unsloth" or "offload" checkpoint with offloading.
+				// axolotl's string values all checkpoint; "offload" and
+				// "offload_disk" also offload (axolotlCheckpointOffload).
 				w.set("checkpointing", true, p("gradient_checkpointing"))
 			}
 		} else {
@@ -307,6 +308,23 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 		if axolotlPlugin(doc, "axolotl.integrations.liger.") {
 			w.setBool("liger", doc, "liger_fused_linear_cross_entropy")
 		}
+		// axolotl's CutCrossEntropyPlugin patches the causal LM's forward
+		// with cut_cross_entropy's linear cross entropy, which never holds
+		// the logits; its cut_cross_entropy key defaults to true
+		// (CutCrossEntropyArgs, src/axolotl/integrations/cut_cross_entropy/
+		// args.py and __init__.py pre_model_load @ 067b021c), and a model
+		// type it cannot patch stops the run (check_capability), so a run
+		// that starts has it.
+		if axolotlPlugin(doc, "axolotl.integrations.cut_cross_entropy.") {
+			switch v, ok := lookup(doc, "cut_cross_entropy"); {
+			case !ok:
+				w.set("cut_cross_entropy", true, p("plugins"))
+			case v == nil: // Optional[bool]: null turns it off
+				w.set("cut_cross_entropy", false, p("cut_cross_entropy"))
+			default:
+				w.setBool("cut_cross_entropy", doc, "cut_cross_entropy")
+			}
+		}
 	}
 
 	// Data loading.
@@ -344,6 +362,36 @@ func hfRecipe(w *Workload, doc any, flavour string) {
 	if v, ok := lookup(doc, "activation_offloading"); ok && v != nil {
 		b, isBool := asBool(v)
 		w.set("activation_offloading", b || (!isBool && v != ""), p("activation_offloading"))
+	}
+	if flavour == RecipeAxolotl {
+		axolotlCheckpointOffload(w, doc)
+	}
+}
+
+// axolotlCheckpointOffload reads axolotl's deprecated checkpointing
+// values that offload activations. In axolotl-ai-cloud/axolotl @ 067b021c
+// (the release the evaluation set pins), gradient_checkpointing takes
+// Literal["offload", "offload_disk"] | bool (src/axolotl/utils/schemas/
+// config.py), and the validator check_gradient_checkpointing_w_offload
+// (src/axolotl/utils/schemas/validation.py) rewrites "offload" to
+// gradient_checkpointing true with activation_offloading true (TRL's
+// stream offloader, core/trainers/mixins/activation_checkpointing.py) and
+// "offload_disk" to activation_offloading "disk", whatever
+// activation_offloading the recipe wrote. Both move saved activations off
+// the GPU: tuner.Workload.ActivationOffloading.
+//
+// "unsloth" is not read as offloading: it was axolotl's offloading
+// checkpointer from 6319da1f (v0.4, 2024) and a deprecated alias of
+// "offload" from 5e21b1a9, but c0a0c753 (v0.10.0) dropped it from the
+// Literal, so the pinned axolotl refuses the recipe; the estimate keeps
+// the activations on the GPU, the upper bound.
+func axolotlCheckpointOffload(w *Workload, doc any) {
+	v, ok := lookup(doc, "gradient_checkpointing")
+	if !ok {
+		return
+	}
+	if s, _ := v.(string); s == "offload" || s == "offload_disk" {
+		w.set("activation_offloading", true, p("gradient_checkpointing"))
 	}
 }
 

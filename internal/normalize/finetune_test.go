@@ -348,3 +348,87 @@ func TestAxolotlBatchSizeSetsNoAccumulation(t *testing.T) {
 		})
 	}
 }
+
+// axolotl's gradient_checkpointing "offload" and "offload_disk" turn on
+// activation offloading (validation.py check_gradient_checkpointing_w_offload
+// @ 067b021c), even over a written activation_offloading: false; "unsloth",
+// which that release refuses, and true only checkpoint.
+func TestAxolotlCheckpointOffload(t *testing.T) {
+	tests := []struct {
+		name    string
+		recipe  string
+		offload any // activation_offloading, nil when unset
+		path    []any
+	}{
+		{"offload", "gradient_checkpointing: offload\n", true, []any{"gradient_checkpointing"}},
+		{"offload_disk", "gradient_checkpointing: offload_disk\n", true, []any{"gradient_checkpointing"}},
+		{"offload over a written false", "gradient_checkpointing: offload\nactivation_offloading: false\n", true, []any{"gradient_checkpointing"}},
+		{"true and its own key", "gradient_checkpointing: true\nactivation_offloading: legacy\n", true, []any{"activation_offloading"}},
+		{"true alone", "gradient_checkpointing: true\n", nil, nil},
+		{"unsloth", "gradient_checkpointing: unsloth\n", nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Finetune(recipeValue(t, "recipe.yaml", "base_model: x/y\nadapter: lora\nsequence_len: 1024\n"+tc.recipe))
+			if r, _ := w.Get("recipe"); r != RecipeAxolotl {
+				t.Fatalf("recipe %v, want axolotl", r)
+			}
+			if c, _ := w.Get("checkpointing"); c != true {
+				t.Errorf("checkpointing %v, want true", c)
+			}
+			got, _ := w.Get("activation_offloading")
+			if got != tc.offload {
+				t.Errorf("activation_offloading %v, want %v", got, tc.offload)
+			}
+			if diff := cmp.Diff(tc.path, w.Paths["activation_offloading"], cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("path of activation_offloading (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// The Trainer's gradient_checkpointing is a bool: a string there is no
+// axolotl offloading.
+func TestTrainerCheckpointStringNoOffload(t *testing.T) {
+	w := Finetune(recipeValue(t, "recipe.yaml", "model_name_or_path: x/y\nper_device_train_batch_size: 1\ngradient_checkpointing: offload\n"))
+	if r, _ := w.Get("recipe"); r == RecipeAxolotl {
+		t.Fatalf("recipe %v, want not axolotl", r)
+	}
+	if got, ok := w.Get("activation_offloading"); ok {
+		t.Errorf("activation_offloading %v, want unset", got)
+	}
+}
+
+// axolotl's CutCrossEntropyPlugin turns Cut Cross Entropy on unless the
+// recipe's cut_cross_entropy says otherwise (CutCrossEntropyArgs default
+// True @ 067b021c); the key means nothing without the plugin.
+func TestAxolotlCutCrossEntropy(t *testing.T) {
+	const plugin = "plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n"
+	tests := []struct {
+		name   string
+		recipe string
+		want   any // cut_cross_entropy, nil when unset
+		path   []any
+	}{
+		{"plugin alone", plugin, true, []any{"plugins"}},
+		{"plugin, turned off", plugin + "cut_cross_entropy: false\n", false, []any{"cut_cross_entropy"}},
+		{"plugin, null", plugin + "cut_cross_entropy:\n", false, []any{"cut_cross_entropy"}},
+		{"key without the plugin", "cut_cross_entropy: true\n", nil, nil},
+		{"liger plugin only", "plugins:\n  - axolotl.integrations.liger.LigerPlugin\n", nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := Finetune(recipeValue(t, "recipe.yaml", "base_model: x/y\nadapter: lora\nbf16: true\nsequence_len: 1024\n"+tc.recipe))
+			if r, _ := w.Get("recipe"); r != RecipeAxolotl {
+				t.Fatalf("recipe %v, want axolotl", r)
+			}
+			got, _ := w.Get("cut_cross_entropy")
+			if got != tc.want {
+				t.Errorf("cut_cross_entropy %v, want %v", got, tc.want)
+			}
+			if diff := cmp.Diff(tc.path, w.Paths["cut_cross_entropy"], cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("path (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

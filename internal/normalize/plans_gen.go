@@ -1788,123 +1788,125 @@ func planWorkload() *plan.SchemaNode {
 	n10 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
 	f9 := &plan.SchemaField{Name: "checkpointing", Node: n10}
 	n11 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f10 := &plan.SchemaField{Name: "pin_memory", Node: n11}
-	n12 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 0", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f11 := &plan.SchemaField{Name: "workers", Node: n12}
-	n13 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"pin_memory": f10, "workers": f11}, Names: []string{"pin_memory", "workers"}, Unknown: "error", Note: "the workload model has no such field"}
-	f12 := &plan.SchemaField{Name: "dataloader", Node: n13}
-	n14 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f13 := &plan.SchemaField{Name: "deepspeed_config_file", Node: n14}
-	n15 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"gpu\", \"cpu\", \"xpu\", \"other\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "gpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "xpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "other"}}}}
-	f14 := &plan.SchemaField{Name: "device", Node: n15}
-	n16 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f15 := &plan.SchemaField{Name: "distributed_type", Node: n16}
-	n17 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"pytorch\", \"transformers\", \"torchtune\", \"gpt-neox\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "deepspeed"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "vllm"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "pytorch"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "transformers"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
-	f16 := &plan.SchemaField{Name: "framework", Required: true, Node: n17}
-	n18 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f17 := &plan.SchemaField{Name: "cpu_offload", Required: true, Node: n18}
-	n19 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f18 := &plan.SchemaField{Name: "sharding", Required: true, Node: n19}
-	n20 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1 and <= 2", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 2}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f19 := &plan.SchemaField{Name: "version", Node: n20}
-	n21 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cpu_offload": f17, "sharding": f18, "version": f19}, Names: []string{"cpu_offload", "sharding", "version"}, Required: []string{"cpu_offload", "sharding"}, Unknown: "error", Note: "the workload model has no such field"}
-	f20 := &plan.SchemaField{Name: "fsdp", Node: n21}
-	n22 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 0", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f21 := &plan.SchemaField{Name: "count", Node: n22}
-	n23 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f22 := &plan.SchemaField{Name: "mig_profile", Node: n23}
+	f10 := &plan.SchemaField{Name: "cut_cross_entropy", Node: n11}
+	n12 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f11 := &plan.SchemaField{Name: "pin_memory", Node: n12}
+	n13 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 0", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f12 := &plan.SchemaField{Name: "workers", Node: n13}
+	n14 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"pin_memory": f11, "workers": f12}, Names: []string{"pin_memory", "workers"}, Unknown: "error", Note: "the workload model has no such field"}
+	f13 := &plan.SchemaField{Name: "dataloader", Node: n14}
+	n15 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f14 := &plan.SchemaField{Name: "deepspeed_config_file", Node: n15}
+	n16 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"gpu\", \"cpu\", \"xpu\", \"other\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "gpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "xpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "other"}}}}
+	f15 := &plan.SchemaField{Name: "device", Node: n16}
+	n17 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f16 := &plan.SchemaField{Name: "distributed_type", Node: n17}
+	n18 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"pytorch\", \"transformers\", \"torchtune\", \"gpt-neox\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "deepspeed"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "vllm"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "pytorch"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "transformers"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
+	f17 := &plan.SchemaField{Name: "framework", Required: true, Node: n18}
+	n19 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f18 := &plan.SchemaField{Name: "cpu_offload", Required: true, Node: n19}
+	n20 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f19 := &plan.SchemaField{Name: "sharding", Required: true, Node: n20}
+	n21 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1 and <= 2", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 2}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f20 := &plan.SchemaField{Name: "version", Node: n21}
+	n22 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cpu_offload": f18, "sharding": f19, "version": f20}, Names: []string{"cpu_offload", "sharding", "version"}, Required: []string{"cpu_offload", "sharding"}, Unknown: "error", Note: "the workload model has no such field"}
+	f21 := &plan.SchemaField{Name: "fsdp", Node: n22}
+	n23 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 0", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f22 := &plan.SchemaField{Name: "count", Node: n23}
 	n24 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f23 := &plan.SchemaField{Name: "product", Node: n24}
+	f23 := &plan.SchemaField{Name: "mig_profile", Node: n24}
 	n25 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f24 := &plan.SchemaField{Name: "resource", Node: n25}
-	n26 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"count": f21, "mig_profile": f22, "product": f23, "resource": f24}, Names: []string{"count", "mig_profile", "product", "resource"}, Unknown: "error", Note: "the workload model has no such field"}
-	f25 := &plan.SchemaField{Name: "gpu", Node: n26}
-	n27 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"kubernetes\", \"mig\", \"finetune\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "deepspeed"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "vllm"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "kubernetes"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "mig"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "finetune"}}}}
-	f26 := &plan.SchemaField{Name: "kind", Required: true, Node: n27}
-	n28 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f27 := &plan.SchemaField{Name: "liger", Node: n28}
-	n29 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f28 := &plan.SchemaField{Name: "model", Node: n29}
-	n30 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
-	f29 := &plan.SchemaField{Name: "model_dtype", Node: n30}
-	n31 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f30 := &plan.SchemaField{Name: "optimizer", Node: n31}
-	n32 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f31 := &plan.SchemaField{Name: "optimizer_in_backward", Node: n32}
+	f24 := &plan.SchemaField{Name: "product", Node: n25}
+	n26 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f25 := &plan.SchemaField{Name: "resource", Node: n26}
+	n27 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"count": f22, "mig_profile": f23, "product": f24, "resource": f25}, Names: []string{"count", "mig_profile", "product", "resource"}, Unknown: "error", Note: "the workload model has no such field"}
+	f26 := &plan.SchemaField{Name: "gpu", Node: n27}
+	n28 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"deepspeed\", \"accelerate\", \"vllm\", \"kubernetes\", \"mig\", \"finetune\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "deepspeed"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "vllm"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "kubernetes"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "mig"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "finetune"}}}}
+	f27 := &plan.SchemaField{Name: "kind", Required: true, Node: n28}
+	n29 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f28 := &plan.SchemaField{Name: "liger", Node: n29}
+	n30 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f29 := &plan.SchemaField{Name: "model", Node: n30}
+	n31 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
+	f30 := &plan.SchemaField{Name: "model_dtype", Node: n31}
+	n32 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f31 := &plan.SchemaField{Name: "optimizer", Node: n32}
 	n33 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f32 := &plan.SchemaField{Name: "packing", Node: n33}
-	n34 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f33 := &plan.SchemaField{Name: "cp", Node: n34}
+	f32 := &plan.SchemaField{Name: "optimizer_in_backward", Node: n33}
+	n34 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f33 := &plan.SchemaField{Name: "packing", Node: n34}
 	n35 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f34 := &plan.SchemaField{Name: "dp", Node: n35}
+	f34 := &plan.SchemaField{Name: "cp", Node: n35}
 	n36 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f35 := &plan.SchemaField{Name: "num_machines", Node: n36}
+	f35 := &plan.SchemaField{Name: "dp", Node: n36}
 	n37 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f36 := &plan.SchemaField{Name: "pp", Node: n37}
+	f36 := &plan.SchemaField{Name: "num_machines", Node: n37}
 	n38 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f37 := &plan.SchemaField{Name: "tp", Node: n38}
+	f37 := &plan.SchemaField{Name: "pp", Node: n38}
 	n39 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f38 := &plan.SchemaField{Name: "world_size", Node: n39}
-	n40 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cp": f33, "dp": f34, "num_machines": f35, "pp": f36, "tp": f37, "world_size": f38}, Names: []string{"cp", "dp", "num_machines", "pp", "tp", "world_size"}, Unknown: "error", Note: "the workload model has no such field"}
-	f39 := &plan.SchemaField{Name: "parallel", Node: n40}
-	n41 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f40 := &plan.SchemaField{Name: "forward_batch", Node: n41}
-	n42 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f41 := &plan.SchemaField{Name: "kv_cache", Node: n42}
-	n43 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f42 := &plan.SchemaField{Name: "max_generated_tokens", Node: n43}
+	f38 := &plan.SchemaField{Name: "tp", Node: n39}
+	n40 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f39 := &plan.SchemaField{Name: "world_size", Node: n40}
+	n41 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"cp": f34, "dp": f35, "num_machines": f36, "pp": f37, "tp": f38, "world_size": f39}, Names: []string{"cp", "dp", "num_machines", "pp", "tp", "world_size"}, Unknown: "error", Note: "the workload model has no such field"}
+	f40 := &plan.SchemaField{Name: "parallel", Node: n41}
+	n42 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f41 := &plan.SchemaField{Name: "forward_batch", Node: n42}
+	n43 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f42 := &plan.SchemaField{Name: "kv_cache", Node: n43}
 	n44 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f43 := &plan.SchemaField{Name: "value_classes", Node: n44}
-	n45 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f44 := &plan.SchemaField{Name: "value_model", Node: n45}
-	n46 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"forward_batch": f40, "kv_cache": f41, "max_generated_tokens": f42, "value_classes": f43, "value_model": f44}, Names: []string{"forward_batch", "kv_cache", "max_generated_tokens", "value_classes", "value_model"}, Unknown: "error", Note: "the workload model has no such field"}
-	f45 := &plan.SchemaField{Name: "ppo", Node: n46}
-	n47 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
-	f46 := &plan.SchemaField{Name: "precision", Node: n47}
-	n48 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of 4, 8", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(4)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(8)}}}}
-	f47 := &plan.SchemaField{Name: "bits", Required: true, Node: n48}
-	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f48 := &plan.SchemaField{Name: "method", Node: n49}
-	n50 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"bits": f47, "method": f48}, Names: []string{"bits", "method"}, Required: []string{"bits"}, Unknown: "error", Note: "the workload model has no such field"}
-	f49 := &plan.SchemaField{Name: "quantization", Node: n50}
-	n51 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\", \"accelerate-loop\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "trainer"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "axolotl"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "llamafactory"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate-loop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
-	f50 := &plan.SchemaField{Name: "recipe", Node: n51}
-	n52 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"train\", \"serve\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "train"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "serve"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
-	f51 := &plan.SchemaField{Name: "role", Required: true, Node: n52}
-	n53 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f52 := &plan.SchemaField{Name: "seq_len", Node: n53}
+	f43 := &plan.SchemaField{Name: "max_generated_tokens", Node: n44}
+	n45 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f44 := &plan.SchemaField{Name: "value_classes", Node: n45}
+	n46 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f45 := &plan.SchemaField{Name: "value_model", Node: n46}
+	n47 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"forward_batch": f41, "kv_cache": f42, "max_generated_tokens": f43, "value_classes": f44, "value_model": f45}, Names: []string{"forward_batch", "kv_cache", "max_generated_tokens", "value_classes", "value_model"}, Unknown: "error", Note: "the workload model has no such field"}
+	f46 := &plan.SchemaField{Name: "ppo", Node: n47}
+	n48 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"fp32\", \"fp16\", \"bf16\", \"fp8\", \"auto\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "fp32"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "bf16"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "fp8"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "auto"}}}}
+	f47 := &plan.SchemaField{Name: "precision", Node: n48}
+	n49 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of 4, 8", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(4)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(8)}}}}
+	f48 := &plan.SchemaField{Name: "bits", Required: true, Node: n49}
+	n50 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f49 := &plan.SchemaField{Name: "method", Node: n50}
+	n51 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"bits": f48, "method": f49}, Names: []string{"bits", "method"}, Required: []string{"bits"}, Unknown: "error", Note: "the workload model has no such field"}
+	f50 := &plan.SchemaField{Name: "quantization", Node: n51}
+	n52 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"trainer\", \"axolotl\", \"llamafactory\", \"torchtune\", \"gpt-neox\", \"accelerate-loop\", \"ms-swift\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "trainer"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "axolotl"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "llamafactory"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "torchtune"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "gpt-neox"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "accelerate-loop"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "ms-swift"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
+	f51 := &plan.SchemaField{Name: "recipe", Node: n52}
+	n53 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"train\", \"serve\", \"unknown\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "train"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "serve"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "unknown"}}}}
+	f52 := &plan.SchemaField{Name: "role", Required: true, Node: n53}
 	n54 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f53 := &plan.SchemaField{Name: "block_size", Node: n54}
-	n55 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f54 := &plan.SchemaField{Name: "disable_hybrid_kv_cache_manager", Node: n55}
-	n56 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f55 := &plan.SchemaField{Name: "dtype", Node: n56}
-	n57 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
-	f56 := &plan.SchemaField{Name: "enforce_eager", Node: n57}
-	n58 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a number > 0 and <= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGT}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 1}}}}
-	f57 := &plan.SchemaField{Name: "gpu_memory_utilization", Node: n58}
-	n59 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f58 := &plan.SchemaField{Name: "kv_cache_dtype", Node: n59}
-	n60 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f59 := &plan.SchemaField{Name: "max_model_len", Node: n60}
+	f53 := &plan.SchemaField{Name: "seq_len", Node: n54}
+	n55 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f54 := &plan.SchemaField{Name: "block_size", Node: n55}
+	n56 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f55 := &plan.SchemaField{Name: "disable_hybrid_kv_cache_manager", Node: n56}
+	n57 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f56 := &plan.SchemaField{Name: "dtype", Node: n57}
+	n58 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "true or false", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindBool}}
+	f57 := &plan.SchemaField{Name: "enforce_eager", Node: n58}
+	n59 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a number > 0 and <= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGT}, &plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundLE, Num: 1}}}}
+	f58 := &plan.SchemaField{Name: "gpu_memory_utilization", Node: n59}
+	n60 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f59 := &plan.SchemaField{Name: "kv_cache_dtype", Node: n60}
 	n61 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f60 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n61}
+	f60 := &plan.SchemaField{Name: "max_model_len", Node: n61}
 	n62 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
-	f61 := &plan.SchemaField{Name: "max_num_seqs", Node: n62}
-	n63 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
-	f62 := &plan.SchemaField{Name: "quantization", Node: n63}
-	n64 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"block_size": f53, "disable_hybrid_kv_cache_manager": f54, "dtype": f55, "enforce_eager": f56, "gpu_memory_utilization": f57, "kv_cache_dtype": f58, "max_model_len": f59, "max_num_batched_tokens": f60, "max_num_seqs": f61, "quantization": f62}, Names: []string{"block_size", "disable_hybrid_kv_cache_manager", "dtype", "enforce_eager", "gpu_memory_utilization", "kv_cache_dtype", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "quantization"}, Unknown: "error", Note: "the workload model has no such field"}
-	f63 := &plan.SchemaField{Name: "serve", Node: n64}
-	n65 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
-	f64 := &plan.SchemaField{Name: "offload_optimizer", Required: true, Node: n65}
+	f61 := &plan.SchemaField{Name: "max_num_batched_tokens", Node: n62}
+	n63 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "an integer >= 1", Check: &plan.ValueCheck{Op: plan.CheckAnd, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckBound, Bound: plan.BoundGE, Num: 1}, &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindInt}}}}
+	f62 := &plan.SchemaField{Name: "max_num_seqs", Node: n63}
+	n64 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "a string", Check: &plan.ValueCheck{Op: plan.CheckKind, Kinds: plan.KindString}}
+	f63 := &plan.SchemaField{Name: "quantization", Node: n64}
+	n65 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"block_size": f54, "disable_hybrid_kv_cache_manager": f55, "dtype": f56, "enforce_eager": f57, "gpu_memory_utilization": f58, "kv_cache_dtype": f59, "max_model_len": f60, "max_num_batched_tokens": f61, "max_num_seqs": f62, "quantization": f63}, Names: []string{"block_size", "disable_hybrid_kv_cache_manager", "dtype", "enforce_eager", "gpu_memory_utilization", "kv_cache_dtype", "max_model_len", "max_num_batched_tokens", "max_num_seqs", "quantization"}, Unknown: "error", Note: "the workload model has no such field"}
+	f64 := &plan.SchemaField{Name: "serve", Node: n65}
 	n66 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
-	f65 := &plan.SchemaField{Name: "offload_param", Required: true, Node: n66}
-	n67 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "0..3", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(0)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(2)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(3)}}}}
-	f66 := &plan.SchemaField{Name: "stage", Required: true, Node: n67}
-	n68 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"offload_optimizer": f64, "offload_param": f65, "stage": f66}, Names: []string{"offload_optimizer", "offload_param", "stage"}, Required: []string{"offload_optimizer", "offload_param", "stage"}, Unknown: "error", Note: "the workload model has no such field"}
-	f67 := &plan.SchemaField{Name: "zero", Node: n68}
-	n69 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f0, "adapter": f4, "batch": f8, "checkpointing": f9, "dataloader": f12, "deepspeed_config_file": f13, "device": f14, "distributed_type": f15, "framework": f16, "fsdp": f20, "gpu": f25, "kind": f26, "liger": f27, "model": f28, "model_dtype": f29, "optimizer": f30, "optimizer_in_backward": f31, "packing": f32, "parallel": f39, "ppo": f45, "precision": f46, "quantization": f49, "recipe": f50, "role": f51, "seq_len": f52, "serve": f63, "zero": f67}, Names: []string{"activation_offloading", "adapter", "batch", "checkpointing", "dataloader", "deepspeed_config_file", "device", "distributed_type", "framework", "fsdp", "gpu", "kind", "liger", "model", "model_dtype", "optimizer", "optimizer_in_backward", "packing", "parallel", "ppo", "precision", "quantization", "recipe", "role", "seq_len", "serve", "zero"}, Required: []string{"framework", "kind", "role"}, Unknown: "error", Note: "the workload model has no such field"}
-	return n69
+	f65 := &plan.SchemaField{Name: "offload_optimizer", Required: true, Node: n66}
+	n67 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "one of \"none\", \"cpu\", \"nvme\"", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: "none"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "cpu"}, &plan.ValueCheck{Op: plan.CheckLit, Lit: "nvme"}}}}
+	f66 := &plan.SchemaField{Name: "offload_param", Required: true, Node: n67}
+	n68 := &plan.SchemaNode{Kind: plan.NodeLeaf, Desc: "0..3", Check: &plan.ValueCheck{Op: plan.CheckOr, Args: []*plan.ValueCheck{&plan.ValueCheck{Op: plan.CheckLit, Lit: int64(0)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(1)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(2)}, &plan.ValueCheck{Op: plan.CheckLit, Lit: int64(3)}}}}
+	f67 := &plan.SchemaField{Name: "stage", Required: true, Node: n68}
+	n69 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"offload_optimizer": f65, "offload_param": f66, "stage": f67}, Names: []string{"offload_optimizer", "offload_param", "stage"}, Required: []string{"offload_optimizer", "offload_param", "stage"}, Unknown: "error", Note: "the workload model has no such field"}
+	f68 := &plan.SchemaField{Name: "zero", Node: n69}
+	n70 := &plan.SchemaNode{Kind: plan.NodeStruct, Desc: "a mapping", Fields: map[string]*plan.SchemaField{"activation_offloading": f0, "adapter": f4, "batch": f8, "checkpointing": f9, "cut_cross_entropy": f10, "dataloader": f13, "deepspeed_config_file": f14, "device": f15, "distributed_type": f16, "framework": f17, "fsdp": f21, "gpu": f26, "kind": f27, "liger": f28, "model": f29, "model_dtype": f30, "optimizer": f31, "optimizer_in_backward": f32, "packing": f33, "parallel": f40, "ppo": f46, "precision": f47, "quantization": f50, "recipe": f51, "role": f52, "seq_len": f53, "serve": f64, "zero": f68}, Names: []string{"activation_offloading", "adapter", "batch", "checkpointing", "cut_cross_entropy", "dataloader", "deepspeed_config_file", "device", "distributed_type", "framework", "fsdp", "gpu", "kind", "liger", "model", "model_dtype", "optimizer", "optimizer_in_backward", "packing", "parallel", "ppo", "precision", "quantization", "recipe", "role", "seq_len", "serve", "zero"}, Required: []string{"framework", "kind", "role"}, Unknown: "error", Note: "the workload model has no such field"}
+	return n70
 }
 
 // planGpulintConfig builds the checks of the "gpulint-config" schema.

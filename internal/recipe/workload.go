@@ -506,8 +506,13 @@ var ligerFusedLoss = map[string]bool{
 
 // FusedLoss reports whether a recipe's loss never holds the whole logits:
 // it turns on Liger kernels (use_liger_kernel) for a model whose Liger
-// patch fuses the loss.
+// patch fuses the loss, or axolotl's Cut Cross Entropy.
 func FusedLoss(w *normalize.Workload, m *tuner.Model) bool {
+	if cce, _ := w.Get("cut_cross_entropy"); cce == true {
+		// Cut Cross Entropy keeps no logits at all; the memory model's
+		// fused loss (Liger's chunked logits) is its upper bound.
+		return true
+	}
 	on, _ := w.Get("liger")
 	return on == true && m != nil && ligerFusedLoss[strings.ToLower(m.ModelType)]
 }

@@ -195,11 +195,13 @@ func TestFusedLoss(t *testing.T) {
 // Each family's own Liger switch reaches the fused loss: LLaMA-Factory's
 // enable_liger_kernel in the stages that keep Liger's defaults (sft, the
 // default, and pt; not the preference stages, which need the logits),
-// and axolotl's liger_fused_linear_cross_entropy under its Liger plugin.
+// axolotl's liger_fused_linear_cross_entropy under its Liger plugin, and
+// axolotl's Cut Cross Entropy plugin (on by default) for any model type.
 func TestFusedLossOfEachFamily(t *testing.T) {
 	const lmf = "model_name_or_path: m\nfinetuning_type: full\nbf16: true\nenable_liger_kernel: true\n"
 	const axo = "base_model: m\nbf16: true\n"
 	const plugin = "plugins:\n  - axolotl.integrations.liger.LigerPlugin\n"
+	const cce = "plugins:\n  - axolotl.integrations.cut_cross_entropy.CutCrossEntropyPlugin\n"
 	tests := []struct {
 		name, recipe string
 		fused        bool
@@ -213,6 +215,9 @@ func TestFusedLossOfEachFamily(t *testing.T) {
 		{"axolotl plugin with the plain Liger cross-entropy", axo + plugin + "liger_cross_entropy: true\nliger_rms_norm: true\n", false},
 		{"axolotl fused loss without the plugin", axo + "liger_fused_linear_cross_entropy: true\n", false},
 		{"axolotl's Trainer switch is not read", axo + "use_liger_kernel: true\n", false},
+		{"axolotl Cut Cross Entropy plugin", axo + cce, true},
+		{"axolotl Cut Cross Entropy turned off", axo + cce + "cut_cross_entropy: false\n", false},
+		{"axolotl cut_cross_entropy without the plugin", axo + "cut_cross_entropy: true\n", false},
 	}
 	qwen := &tuner.Model{ModelType: "qwen2"}
 	for _, tt := range tests {

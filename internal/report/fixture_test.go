@@ -128,7 +128,10 @@ func sampleInput(t testing.TB) Input {
 	return Input{
 		Files: []File{
 			{Path: dsPath, Kind: "deepspeed"},
-			{Path: k8sPath, Kind: "kubernetes"},
+			{Path: k8sPath, Kind: "kubernetes", Sizing: &Sizing{
+				GPU: "L4", Model: "meta-llama/Llama-3.1-8B-Instruct", PerGPUBytes: 9 << 30, CapacityBytes: 20 << 30,
+				NotStartable: "tensor-parallel-size 4 needs 4 GPUs but the server gets 2 (its nvidia.com/gpu limit)",
+			}},
 			{Path: "configs/clean.yaml", Kind: "accelerate"},
 			{Path: "recipes/sft.yaml", Kind: "finetune", Sizing: &Sizing{
 				GPU: "H100-80GB", Model: "meta-llama/Llama-3.1-8B", PerGPUBytes: 59 << 30, CapacityBytes: 85 << 30, Open: "sharding",

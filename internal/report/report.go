@@ -50,6 +50,11 @@ type Sizing struct {
 	// another file's (a manifest's verdict is the recipe its container
 	// launches): each with its role, recipe, launch or configmap.
 	Related []SizingSource `json:"related,omitempty"`
+	// NotStartable says why the server cannot start as written (its
+	// parallel sizes need more GPUs than it gets, its vLLM release no
+	// longer serves the model); Fits is then false and PerGPUBytes is the
+	// need as written had it started.
+	NotStartable string `json:"not_startable,omitempty"`
 }
 
 // Alternative is a sizing under one plausible value of its open input.
@@ -206,6 +211,9 @@ func Text(w io.Writer, in Input, opts Options) error {
 		}
 	}
 	for _, f := range in.Files {
+		if f.Sizing != nil && f.Sizing.NotStartable != "" {
+			fmt.Fprintf(&b, "%s: sizing: does not start as written: %s; the memory figure is its need had it started\n", f.Path, sanitize(f.Sizing.NotStartable))
+		}
 		if f.Sizing != nil && f.Sizing.Note != "" {
 			fmt.Fprintf(&b, "%s: sizing: %s\n", f.Path, sanitize(f.Sizing.Note))
 		}

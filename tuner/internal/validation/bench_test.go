@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/gpulint/gpulint/tuner"
@@ -143,5 +144,36 @@ func TestCaseIDsUnique(t *testing.T) {
 			t.Errorf("two validation rows share the id %q", c.id)
 		}
 		seen[c.id] = true
+	}
+}
+
+// TestSpilledRowsFitByPaging: a run that fitted only because bitsandbytes
+// paged its optimizer state to host is over the GPU in the estimate, which
+// counts the state, but only by that state, so vram-overcommit reports it
+// at info as fitting by paging; the table says so, and its note too.
+func TestSpilledRowsFitByPaging(t *testing.T) {
+	r, err := Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := renderValidationTable(r)
+	n := 0
+	for _, x := range r.rows {
+		if x.c.reported != "spilled" {
+			continue
+		}
+		n++
+		if x.predFits || !x.pagedFits || !x.verdictOK {
+			t.Errorf("%s: fits %v, fits by paging %v: want over the GPU only by the paged state", x.c.id, x.predFits, x.pagedFits)
+		}
+		if !strings.Contains(table, "`"+x.c.id+"`") || !strings.Contains(table, "| spilled | fits by paging |") {
+			t.Errorf("%s: the table does not say fits by paging", x.c.id)
+		}
+		if strings.Contains(x.c.note, "says does not fit") || !strings.Contains(x.c.note, "vram-overcommit") {
+			t.Errorf("%s: note %q should say what vram-overcommit reports", x.c.id, x.c.note)
+		}
+	}
+	if n == 0 {
+		t.Error("no spilled row")
 	}
 }
