@@ -127,8 +127,12 @@ func dropAsides(s string) (string, []string) {
 	if depth > 0 { // unbalanced: keep the clause as written
 		return s, nil
 	}
-	return strings.Join(strings.Fields(b.String()), " "), asides
+	return asideGap.Replace(strings.Join(strings.Fields(b.String()), " ")), asides
 }
+
+// asideGap closes the space a dropped aside leaves before punctuation:
+// "gets 2 (its limit): TGI" reads "gets 2: TGI", not "gets 2 : TGI".
+var asideGap = strings.NewReplacer(" :", ":", " ,", ",", " ;", ";", " .", ".")
 
 // cut returns the longest prefix of s of at most n runes that ends at a
 // word boundary (or at n runes when there is none).

@@ -18,6 +18,12 @@ func TestSplit(t *testing.T) {
 	}{
 		{name: "short message stays whole", msg: "train_batch_size is 48 but 8 × 2 × 4 = 64"},
 		{
+			name:        "a dropped aside leaves no space before punctuation",
+			msg:         "num-shard 4 needs 4 GPUs but the server gets 2 (its nvidia.com/gpu limit): TGI starts one shard per GPU" + strings.Repeat(", and more", 5) + "; and fails at start-up",
+			wantSummary: "num-shard 4 needs 4 GPUs but the server gets 2: TGI starts one shard per GPU" + strings.Repeat(", and more", 5),
+			wantDetails: []string{"its nvidia.com/gpu limit", "and fails at start-up"},
+		},
+		{
 			name:        "arithmetic and later clauses move to details",
 			msg:         "micro batch is 1 but A100-80GB holds 5 (weights 15.1 GiB + gradients 0.2 GiB + optimizer states 0.3 GiB + activations 10.0 GiB + overhead 1.0 GiB); accumulation (16 steps) runs serially",
 			wantSummary: "micro batch is 1 but A100-80GB holds 5",
