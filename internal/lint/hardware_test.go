@@ -85,6 +85,8 @@ func TestHintedGPU(t *testing.T) {
 		{"agreeing hints", []kube.NodeHint{l4, l4}, "L4"},
 		{"disagreeing hints settle nothing", []kube.NodeHint{l4, h100}, ""},
 		{"several candidates settle nothing", []kube.NodeHint{{GPUs: []string{"A100-40GB", "A100-80GB"}}}, ""},
+		{"gpu.memory candidates are left to memoryHint", []kube.NodeHint{
+			{Label: kube.GPUMemoryLabel, GPUs: []string{"H100-80GB", "H100-PCIe"}}, l4}, "L4"},
 		{"none", nil, ""},
 	}
 	for _, tc := range tests {
