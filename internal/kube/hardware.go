@@ -18,7 +18,7 @@ var hardwareTSV string
 
 // HardwareRow is one entry of the hardware table: a value of one kind
 // (gke-accelerator, instance-type, instance-family, karpenter-gpu-name,
-// kubeai-profile) naming a catalog GPU and, where the value says it, the
+// kubeai-profile, gpu-memory) naming a catalog GPU and, where the value says it, the
 // GPUs per node.
 type HardwareRow struct {
 	Kind, Value, GPU string
@@ -57,6 +57,12 @@ const (
 	betaInstanceTypeLabel = "beta.kubernetes.io/instance-type"
 	karpenterGPUName      = "karpenter.k8s.aws/instance-gpu-name"
 	karpenterFamily       = "karpenter.k8s.aws/instance-family"
+	// GPUMemoryLabel is GPU Feature Discovery's total memory of the node's
+	// GPU in MiB, as NVML reports it (NVIDIA/k8s-device-plugin
+	// internal/lm/resource.go @ aaccdfd2, GetTotalMemoryMB; reference:
+	// kubernetes-gpu.md §3, §3.1). Its value names GPUs only as
+	// candidates: several GPUs share one memory size.
+	GPUMemoryLabel = "nvidia.com/gpu.memory"
 )
 
 // hintLabels maps the labels read from node selectors and affinity to
@@ -67,6 +73,7 @@ var hintLabels = map[string]string{
 	betaInstanceTypeLabel: "instance-type",
 	karpenterGPUName:      "karpenter-gpu-name",
 	karpenterFamily:       "instance-family",
+	GPUMemoryLabel:        "gpu-memory",
 }
 
 // NodeHint is one statement of a pod spec about the GPU of the nodes it

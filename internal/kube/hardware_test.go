@@ -67,6 +67,24 @@ func TestNodeHints(t *testing.T) {
 				Sources: []string{"https://cloud.google.com/kubernetes-engine/docs/how-to/gpus"}, Path: []any{"nodeSelector", gkeAcceleratorLabel}}},
 		},
 		{
+			name: "gpu.memory names every GPU NVML reports with that total as candidates",
+			spec: map[string]any{"nodeSelector": map[string]any{"nvidia.com/gpu.memory": "81559"}},
+			want: []NodeHint{{Label: GPUMemoryLabel, Values: []string{"81559"}, GPUs: []string{"H100-80GB", "H100-PCIe", "H800"},
+				Sources: []string{"https://github.com/NVIDIA/k8s-device-plugin/blob/aaccdfd2dc80554d3b67474d027923ccde39cb50/internal/lm/resource.go"}, Path: []any{"nodeSelector", GPUMemoryLabel}}},
+		},
+		{
+			name: "gpu.memory is matched exactly: A100 80GB's totals are not H100's",
+			spec: affinity(GPUMemoryLabel, "81920", "81251"),
+			want: []NodeHint{{Label: GPUMemoryLabel, Values: []string{"81920", "81251"}, GPUs: []string{"A100-80GB", "A100-80GB-PCIe", "A800-80GB"},
+				Sources: []string{"https://github.com/NVIDIA/k8s-device-plugin/blob/aaccdfd2dc80554d3b67474d027923ccde39cb50/internal/lm/resource.go"},
+				Path:    []any{"affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms", 0, "matchExpressions", 0, "values", 0}}},
+		},
+		{
+			name: "gpu.memory value no GPU reports",
+			spec: map[string]any{"nodeSelector": map[string]any{"nvidia.com/gpu.memory": "81000"}},
+			want: []NodeHint{{Label: GPUMemoryLabel, Values: []string{"81000"}, Path: []any{"nodeSelector", GPUMemoryLabel}}},
+		},
+		{
 			name: "unknown value is kept, with no GPU",
 			spec: map[string]any{"nodeSelector": map[string]any{"cloud.google.com/gke-accelerator": "nvidia-tesla-k80"}},
 			want: []NodeHint{{Label: gkeAcceleratorLabel, Values: []string{"nvidia-tesla-k80"}, Path: []any{"nodeSelector", gkeAcceleratorLabel}}},

@@ -20,8 +20,8 @@ import (
 // subject: a plan needs the sharding it would change. The open inputs are
 // the sharding (openWorkloads), the method of a DeepSpeed or Accelerate
 // config (methodAlternatives) and the GPU of a recipe comment that names
-// one without its memory (estimateGPUVariants); two open at once give no
-// verdict.
+// one without its memory or of a pod's nvidia.com/gpu.memory selector
+// (estimateGPUVariants); two open at once give no verdict.
 
 // alternative is one plausible value of the open input and the workload
 // under it.
@@ -298,22 +298,55 @@ func openSizing(s *Sizing, open map[string]any) {
 	s.CapacityBytes, _ = open["capacity"].(int64)
 }
 
-// estimateGPUVariants judges a subject whose GPU is a recipe comment's
-// name without its memory ("8xA100": 40 or 80 GB, PCIe or SXM) on every
-// GPU it may mean (tuner.Catalog.MemoryVariants), the GPU being the one
+// gpuCandidates are the catalog GPUs a target's GPU may be when the file
+// names it only up to a set, with the words that say so: a recipe
+// comment's name without its memory ("8xA100": 40 or 80 GB, PCIe or SXM;
+// tuner.Catalog.MemoryVariants), or a pod's nvidia.com/gpu.memory
+// selector whose total several GPUs report (Target.Candidates).
+type gpuCandidates struct {
+	gpus []*tuner.GPU
+	// may completes "every GPU ...": what names them.
+	may string
+	// open says why no verdict stands when they disagree; tail follows
+	// the list of GPUs where they agree.
+	open, tail, settle string
+}
+
+// candidates are the target's GPU candidates; nil when its GPU is settled.
+func (t Target) candidates() *gpuCandidates {
+	if t.Comment.variants() != nil {
+		written := t.Comment.hw.Written
+		return &gpuCandidates{gpus: t.Comment.variantGPUs,
+			may:    fmt.Sprintf("the recipe's comment may mean by %q", written),
+			open:   fmt.Sprintf("the recipe's comment names %q without its memory", written),
+			tail:   "; it states no memory",
+			settle: "state the GPU with its memory: --gpu or targets.gpu"}
+	}
+	if len(t.Candidates) > 1 {
+		return &gpuCandidates{gpus: t.Candidates,
+			may:    fmt.Sprintf("the node selector %s MiB may mean", t.CandidatesBy),
+			open:   fmt.Sprintf("the node selector %s MiB is the memory of several GPUs", t.CandidatesBy),
+			settle: "select the nodes by nvidia.com/gpu.product as well"}
+	}
+	return nil
+}
+
+// estimateGPUVariants judges a subject whose GPU is one of several
+// candidates (gpuCandidates) on every one of them, the GPU being the one
 // open input. est is the estimate on the least of them (the target's
 // GPU). When every GPU gives the same verdict the rules read est, less
 // the advice that rests on one GPU's capacity (the fitting micro batch,
 // the ZeRO stages, the recipe's alternatives), with estimate.open saying
 // so; when they differ, the rules read only estimate.open.
 func (t Target) estimateGPUVariants(w *normalize.Workload, tw tuner.Workload, est map[string]any, mem *finding.Memory) (map[string]any, *finding.Memory) {
+	c := t.candidates()
 	type result struct {
 		name, verdict  string
 		need, capacity int64
 		fits           bool
 	}
 	var rs []result
-	for _, g := range t.Comment.variantGPUs {
+	for _, g := range c.gpus {
 		name := g.Name
 		e, _ := t.estimateOne(w, g.Target(), tw)
 		if e == nil {
@@ -335,7 +368,6 @@ func (t Target) estimateGPUVariants(w *normalize.Workload, tw tuner.Workload, es
 		all = append(all, s)
 		byVerdict[r.verdict] = append(byVerdict[r.verdict], r.name)
 	}
-	written := t.Comment.hw.Written
 	open := map[string]any{"input": "gpu", "alternatives": list, "agree": agree, "capacity": rs[0].capacity}
 	if agree {
 		what := map[string]string{
@@ -343,13 +375,13 @@ func (t Target) estimateGPUVariants(w *normalize.Workload, tw tuner.Workload, es
 			verdictTight: "leaves under the headroom free on",
 			verdictOver:  "exceeds",
 		}[rs[0].verdict]
-		open["note"] = fmt.Sprintf("the estimate %s every GPU the recipe's comment may mean by %q: %s; it states no memory", what, written, strings.Join(all, ", "))
+		open["note"] = fmt.Sprintf("the estimate %s every GPU %s: %s%s", what, c.may, strings.Join(all, ", "), c.tail)
 		out := maps.Clone(est)
 		for _, k := range []string{"max_micro_batch", "stages", "alternatives"} {
 			delete(out, k)
 		}
-		out["summary"] = fmt.Sprintf("%s, on %s, the least of the GPUs the recipe's comment may mean by %q (%s)",
-			out["summary"], rs[0].name, written, strings.Join(all, ", "))
+		out["summary"] = fmt.Sprintf("%s, on %s, the least of the GPUs %s (%s)",
+			out["summary"], rs[0].name, c.may, strings.Join(all, ", "))
 		out["open"] = open
 		return out, mem
 	}
@@ -363,8 +395,8 @@ func (t Target) estimateGPUVariants(w *normalize.Workload, tw tuner.Workload, es
 	if v := byVerdict[verdictOver]; len(v) > 0 {
 		parts = append(parts, "does not fit "+joinOr(v))
 	}
-	open["note"] = fmt.Sprintf("the recipe's comment names %q without its memory, and the estimate %s (%s)", written, joinAnd(parts), strings.Join(all, ", "))
-	open["settle"] = "state the GPU with its memory: --gpu or targets.gpu"
+	open["note"] = fmt.Sprintf("%s, and the estimate %s (%s)", c.open, joinAnd(parts), strings.Join(all, ", "))
+	open["settle"] = c.settle
 	return map[string]any{"open": open}, nil
 }
 

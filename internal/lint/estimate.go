@@ -99,13 +99,13 @@ func (t Target) estimate(w *normalize.Workload) (map[string]any, *finding.Memory
 	}
 	tw, ok := t.tunerWorkload(w)
 	if !ok {
-		if t.Comment.variants() != nil {
+		if t.candidates() != nil {
 			return nil, nil // the sharding and the GPU's memory both open: no verdict
 		}
 		return t.estimateOpen(w, tt)
 	}
 	est, mem := t.estimateOne(w, tt, tw)
-	if est != nil && t.Comment.variants() != nil {
+	if est != nil && t.candidates() != nil {
 		return t.estimateGPUVariants(w, tw, est, mem)
 	}
 	if est != nil && t.methodOpen(w) {

@@ -57,6 +57,14 @@ func (s *subject) inputs() map[string]finding.Input {
 		if t.GPUFrom == "mig-profile" {
 			v = fmt.Sprintf("a %s slice of any of %s (at most %s, catalog)", t.MIG.Name, strings.Join(t.Parents, ", "), gib(t.MIG.MemoryBytes))
 		}
+		if len(t.Candidates) > 1 {
+			names := make([]string, len(t.Candidates))
+			for i, g := range t.Candidates {
+				names[i] = g.Name
+			}
+			v = fmt.Sprintf("%s, the least of the GPUs the node selector %s MiB may mean (%s; each is estimated)",
+				v, t.CandidatesBy, strings.Join(names, ", "))
+		}
 		if t.GPUFrom == "manifest" && t.GPUAt != nil && s.viaConfigMap != "" && t.GPUAt.File != s.file.Path {
 			v += "; " + s.viaConfigMap
 		}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestHardwareTableNamesCatalogGPUs(t *testing.T) {
 		t.Fatal("hardware table is empty")
 	}
 	kinds := map[string]bool{"gke-accelerator": true, "instance-type": true, "instance-family": true,
-		"karpenter-gpu-name": true, "kubeai-profile": true}
+		"karpenter-gpu-name": true, "kubeai-profile": true, "gpu-memory": true}
 	seen := map[string]bool{}
 	for _, r := range rows {
 		if g, ok := cat.GPU(r.GPU); !ok || g.Name != r.GPU {
@@ -43,6 +44,33 @@ func TestHardwareTableNamesCatalogGPUs(t *testing.T) {
 	}
 }
 
+// TestGPUMemoryRowsCoverCatalog holds the nvidia.com/gpu.memory rows of the
+// hardware table to the catalog: every NVIDIA GPU's driver MiB names it,
+// so a value names all the catalog GPUs that report it, not only some.
+func TestGPUMemoryRowsCoverCatalog(t *testing.T) {
+	cat, err := tuner.LoadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, g := range cat.GPUs() {
+		if g.Vendor != "nvidia" || g.DriverMiB == 0 {
+			continue
+		}
+		n++
+		found := false
+		for _, r := range kube.LookupHardware("gpu-memory", strconv.FormatInt(g.DriverMiB, 10)) {
+			found = found || r.GPU == g.Name
+		}
+		if !found {
+			t.Errorf("%s: no gpu-memory row for its driver MiB %d", g.Name, g.DriverMiB)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no NVIDIA GPU in the catalog")
+	}
+}
+
 func TestHintedGPU(t *testing.T) {
 	l4 := kube.NodeHint{Label: "cloud.google.com/gke-accelerator", GPUs: []string{"L4"}, Path: []any{"a"}}
 	h100 := kube.NodeHint{Label: "node.kubernetes.io/instance-type", GPUs: []string{"H100-80GB"}, Path: []any{"b"}}
@@ -57,6 +85,8 @@ func TestHintedGPU(t *testing.T) {
 		{"agreeing hints", []kube.NodeHint{l4, l4}, "L4"},
 		{"disagreeing hints settle nothing", []kube.NodeHint{l4, h100}, ""},
 		{"several candidates settle nothing", []kube.NodeHint{{GPUs: []string{"A100-40GB", "A100-80GB"}}}, ""},
+		{"gpu.memory candidates are left to memoryHint", []kube.NodeHint{
+			{Label: kube.GPUMemoryLabel, GPUs: []string{"H100-80GB", "H100-PCIe"}}, l4}, "L4"},
 		{"none", nil, ""},
 	}
 	for _, tc := range tests {

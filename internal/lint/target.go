@@ -26,9 +26,15 @@ type Target struct {
 	// Parents, when the GPU came from a MIG profile name alone
 	// (GPUFrom "mig-profile"), names every catalog GPU with that profile:
 	// the verdict holds on each.
-	Parents  []string
-	GPUs     int
-	GPUsFrom string
+	Parents []string
+	// Candidates, when the GPU came from a node label whose value several
+	// catalog GPUs report (nvidia.com/gpu.memory), are all of them, the
+	// least first (GPU is that one); CandidatesBy names the label and its
+	// value. Each is estimated, and a verdict stands only where all agree.
+	Candidates   []*tuner.GPU
+	CandidatesBy string
+	GPUs         int
+	GPUsFrom     string
 	// GPUsAt locates the world size in a related file (an Accelerate
 	// config launching this DeepSpeed file), when it came from one.
 	GPUsAt *relatedPath
@@ -401,8 +407,11 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 		if name, at, ok := hintedGPU(h.Hints); ok && setGPU(name, "manifest") && h.At != nil {
 			r := h.At(at)
 			t.GPUAt = &r
+		} else if !ok {
+			r.takeMemoryCandidates(&t, h)
 		}
 	}
+	r.checkMemoryLabel(&t, h)
 	if t.GPU != nil && gpuDefault != "" {
 		if pl, ok := r.gpu(gpuDefault); ok && pl.GPU.Name != t.GPU.Name {
 			t.Overridden = append(t.Overridden, Override{Name: "GPU", File: t.GPU.Name, At: t.GPUAt, Default: pl.GPU.Name, From: gpuDefaultFrom})
@@ -538,7 +547,9 @@ type Override struct {
 	Default    string
 	From       string
 	// By names the source of File when From is "comment": what states the
-	// value used instead of the comment's; when From is "label", the label.
+	// value used instead of the comment's; when From is "label", the label;
+	// when From is "memory", the nvidia.com/gpu.memory label and its value
+	// (Default then lists the GPUs it names).
 	By string
 	// Maps is the catalog model a label's name maps to (From "label").
 	Maps string
@@ -546,13 +557,14 @@ type Override struct {
 
 // hintedGPU is the one GPU the pod's hardware hints agree on, and where
 // the first hint naming it is. Hints the table does not know are left
-// out; hints naming different GPUs (several In values, or labels that
-// disagree) settle nothing, and the disagreement is a rule's finding.
+// out, and so is nvidia.com/gpu.memory, whose GPUs are candidates
+// (memoryHint); hints naming different GPUs (several In values, or labels
+// that disagree) settle nothing, and the disagreement is a rule's finding.
 func hintedGPU(hints []kube.NodeHint) (string, []any, bool) {
 	var gpu string
 	var at []any
 	for _, h := range hints {
-		if h.Unknown() {
+		if h.Unknown() || h.Label == kube.GPUMemoryLabel {
 			continue
 		}
 		if len(h.GPUs) != 1 || (gpu != "" && h.GPUs[0] != gpu) {
@@ -563,6 +575,81 @@ func hintedGPU(hints []kube.NodeHint) (string, []any, bool) {
 		}
 	}
 	return gpu, at, gpu != ""
+}
+
+// memoryHint is what the pod's nvidia.com/gpu.memory statements say: the
+// catalog GPUs every one of them names (a node selector and an affinity
+// In on the label must both hold), where the first is, and the label with
+// its values as evidence names them. ok is false when the pod states none
+// the table knows.
+func memoryHint(hints []kube.NodeHint) (gpus []string, at []any, by string, ok bool) {
+	for _, h := range hints {
+		if h.Label != kube.GPUMemoryLabel || h.Unknown() {
+			continue
+		}
+		if !ok {
+			gpus, at, by, ok = slices.Clone(h.GPUs), h.Path, h.Label+" "+strings.Join(h.Values, " or "), true
+			continue
+		}
+		gpus = slices.DeleteFunc(gpus, func(g string) bool { return !slices.Contains(h.GPUs, g) })
+	}
+	return gpus, at, by, ok
+}
+
+// takeMemoryCandidates gives a target that no product label or other
+// hint settles the GPUs its nvidia.com/gpu.memory selector names: the
+// least of them as its GPU, all as candidates. GPUs that differ in what
+// the rules read besides memory (vendor, BF16, FP8, FP4) give none: a
+// precision verdict would hold on some candidates only.
+func (r *TargetResolver) takeMemoryCandidates(t *Target, h targetHints) {
+	names, at, by, ok := memoryHint(h.Hints)
+	if !ok || len(names) == 0 {
+		return
+	}
+	var gpus []*tuner.GPU
+	for _, n := range names {
+		pl, ok := r.gpu(n)
+		if !ok || pl.MIG != nil {
+			return // a GPU the catalog lost: judge none
+		}
+		gpus = append(gpus, pl.GPU)
+	}
+	first := gpus[0]
+	for _, g := range gpus[1:] {
+		if g.Vendor != first.Vendor || g.SupportsBF16() != first.SupportsBF16() ||
+			g.SupportsFP8() != first.SupportsFP8() || g.SupportsFP4() != first.SupportsFP4() {
+			return
+		}
+	}
+	slices.SortStableFunc(gpus, func(a, b *tuner.GPU) int { return cmp.Compare(a.UsableBytes, b.UsableBytes) })
+	t.GPU, t.GPUFrom = gpus[0], "manifest"
+	if len(gpus) > 1 {
+		t.Candidates, t.CandidatesBy = gpus, by
+	}
+	if h.At != nil {
+		rg := h.At(at)
+		t.GPUAt = &rg
+	}
+}
+
+// checkMemoryLabel records a pod's nvidia.com/gpu.memory selector that
+// names none of the GPU its product label or another hint names: no node
+// carries both, one of the two is stale. The product (or hint) is used
+// (Override, From "memory", at the memory label).
+func (r *TargetResolver) checkMemoryLabel(t *Target, h targetHints) {
+	if t.GPU == nil || t.GPUFrom != "manifest" || t.Candidates != nil {
+		return
+	}
+	names, at, by, ok := memoryHint(h.Hints)
+	if !ok || slices.Contains(names, t.GPU.Name) || h.At == nil {
+		return
+	}
+	rg := h.At(at)
+	what := "no GPU"
+	if len(names) > 0 {
+		what = joinOr(names)
+	}
+	t.Overridden = append(t.Overridden, Override{Name: "GPU", File: t.GPU.Name, At: &rg, Default: what, From: "memory", By: by})
 }
 
 // Input renders the target for the rules.
@@ -647,6 +734,18 @@ func (l *Linter) overrideFindings(s *subject) []finding.Finding {
 			}
 			if w, ok := s.winnerAt(o.Name); ok {
 				f.Related = []finding.Related{{Range: w, Message: fmt.Sprintf("model %s is stated here", o.File)}}
+			}
+			out = append(out, l.stamp(r, f, "info"))
+			continue
+		}
+		if o.From == "memory" {
+			f := finding.Finding{
+				Message: fmt.Sprintf("%s MiB is the memory of %s, not of %s, which the node's GPU is taken to be; no node has both labels, correct whichever is stale",
+					o.By, o.Default, o.File),
+				Range: at,
+			}
+			if w, ok := s.winnerAt(o.Name); ok {
+				f.Related = []finding.Related{{Range: w, Message: fmt.Sprintf("GPU %s is stated here", o.File)}}
 			}
 			out = append(out, l.stamp(r, f, "info"))
 			continue

@@ -22,13 +22,18 @@
 #     A pod label that names the model by a short name (GKE's
 #     ai.gke.io/model) is weaker than the model the container states: a
 #     label whose name maps to another catalog model is reported at the
-#     label as info, and the stated model is used.
+#     label as info, and the stated model is used. A pod's
+#     nvidia.com/gpu.memory selector whose total is not the memory of the
+#     GPU its nvidia.com/gpu.product label (or another node label) names
+#     matches no node: it is reported at the memory label as info, and the
+#     product is used.
 #   remediation: >-
 #     Make the flag or the project target agree with the file, narrow the
 #     target's paths so it does not cover this file, or change the file if
 #     it is the one that is wrong; correct a recipe comment that no longer
-#     says how the recipe is launched, or a model label that no longer names
-#     the model served.
+#     says how the recipe is launched, a model label that no longer names
+#     the model served, or the node selector (memory or product) that is
+#     stale.
 #   kinds: ["*"]
 #   since: 0.1.0
 #   fixable: false
