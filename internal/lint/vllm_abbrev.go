@@ -27,7 +27,10 @@ func (s *subject) flagAt(path []any) (cmdline.Flag, bool) {
 	if !ok {
 		return cmdline.Flag{}, false
 	}
-	return s.argv.cmd.Lookup(name)
+	if fl, ok := s.argv.cmd.Lookup(name); ok {
+		return fl, true
+	}
+	return s.argv.cmd.LookupDotted(name)
 }
 
 // writtenAs says how the file spells an option it abbreviates, for the
