@@ -31,6 +31,9 @@ type subject struct {
 	keyMap map[string]string
 	// snake is true when new top-level keys should be written snake_case.
 	snake bool
+	// dropped lists the canonical names of a vLLM config file's keys that
+	// vLLM drops although they are written false (droppedFalse).
+	dropped []string
 	work  *normalize.Workload
 	extra map[string]any
 	tgt   Target

@@ -108,3 +108,27 @@ func judgeAmbiguous(s *subject, vs []normalize.Violation) []normalize.Violation 
 	}
 	return vs
 }
+
+// droppedFalseKeys reports the keys of a `vllm serve --config` file that
+// vLLM drops although they are written false (droppedFalse), where that
+// loses what the file asks for: the option is on by default
+// (cmdline.Option.DefaultOn), so the feature the file turns off stays on.
+// A false key of an option that is off by default asks for the default
+// and loses nothing.
+func droppedFalseKeys(s *subject) []normalize.Violation {
+	var out []normalize.Violation
+	for _, ck := range s.dropped {
+		o, ok := cmdline.LookupOption(ck)
+		if !ok || !o.DefaultOn {
+			continue
+		}
+		k := s.keyMap[ck]
+		out = append(out, normalize.Violation{
+			Path:     []any{ck},
+			Severity: "warning",
+			Message: fmt.Sprintf("%s: false has no effect: vLLM drops the key, so %s stays on (its default); the newest vLLM writes a false key as --no-%s only when that exact option exists, and only --no-%s does; write %s: false",
+				k, o.Name, k, o.Name, o.Name),
+		})
+	}
+	return out
+}
