@@ -34,9 +34,9 @@ type subject struct {
 	// dropped lists the canonical names of a vLLM config file's keys that
 	// vLLM drops although they are written false (droppedFalse).
 	dropped []string
-	work  *normalize.Workload
-	extra map[string]any
-	tgt   Target
+	work    *normalize.Workload
+	extra   map[string]any
+	tgt     Target
 	// sizing is the memory verdict input() estimated, nil when the GPU,
 	// the model or the workload was not known well enough.
 	sizing *Sizing
