@@ -114,7 +114,10 @@ func judgeAmbiguous(s *subject, vs []normalize.Violation) []normalize.Violation 
 // loses what the file asks for: the option is on by default
 // (cmdline.Option.DefaultOn), so the feature the file turns off stays on.
 // A false key of an option that is off by default asks for the default
-// and loses nothing.
+// and loses nothing. The message names the newest parser: older releases
+// passed "--key false" for their StoreBoolean options (vllm/utils.py @
+// 509c60e), enable_chunked_prefill among them, and a file rarely says
+// which release reads it.
 func droppedFalseKeys(s *subject) []normalize.Violation {
 	var out []normalize.Violation
 	for _, ck := range s.dropped {
@@ -126,7 +129,7 @@ func droppedFalseKeys(s *subject) []normalize.Violation {
 		out = append(out, normalize.Violation{
 			Path:     []any{ck},
 			Severity: "warning",
-			Message: fmt.Sprintf("%s: false has no effect: vLLM drops the key, so %s stays on (its default); the newest vLLM writes a false key as --no-%s only when that exact option exists, and only --no-%s does; write %s: false",
+			Message: fmt.Sprintf("%s: false has no effect in the newest vLLM, which drops the key, so %s stays on (its default); it writes a false key as --no-%s only when that exact option exists, and only --no-%s does; write %s: false",
 				k, o.Name, k, o.Name, o.Name),
 		})
 	}
