@@ -14,15 +14,24 @@ import (
 // Config returns the invocation's settings keyed by canonical kebab-case
 // name, plus "model", with values converted by the option table: int64
 // (human-readable suffixes for Option.Human ints), float64, bool, string,
-// and []any for Multi options. JSON options stay strings; dotted JSON
-// sub-keys ("compilation-config.level") are decoded as JSON when they can
-// be. Unknown flags keep their string value (true when given bare). A
+// and []any for Multi options. JSON options stay strings. Dotted sub-keys
+// ("--compilation-config.level 3") are read as vLLM's
+// FlexibleArgumentParser.parse_args reads them (vllm-project/vllm
+// vllm/utils/argparse_utils.py @ 00da11e): each value is decoded as JSON,
+// else a human-readable integer, else kept as the string; a last key ending
+// in "+" appends the value split on "," to a list; all sub-keys of one head
+// merge into one object, which vLLM passes as that head's JSON value after
+// every other argument, so it replaces a JSON value the head was given
+// whole. The head is a key of its own holding that object
+// ("compilation-config": {"level": 3}), so the schema judges the head and
+// never calls the dotted name an unknown option. Unknown flags keep their string value (true when given bare). A
 // value that does not convert stays a string. A value holding variables
 // is read with them expanded from the container's env; one that cannot be
 // expanded is left out (see Unknown), as it is not known, not wrong. When
 // a flag is repeated the last one wins, as in vLLM.
 func (c *Command) Config() map[string]any {
 	out := make(map[string]any, len(c.Flags)+1)
+	var dotted map[string]map[string]any
 	for _, f := range c.Flags {
 		if f.Dynamic {
 			if f.Unknown {
@@ -34,7 +43,20 @@ func (c *Command) Config() map[string]any {
 				f.Values = strings.Fields(f.Expanded)
 			}
 		}
+		if head, keys, ok := strings.Cut(f.Name, "."); ok && f.HasValue {
+			if dotted == nil {
+				dotted = map[string]map[string]any{}
+			}
+			if dotted[head] == nil {
+				dotted[head] = map[string]any{}
+			}
+			setDotted(dotted[head], strings.Split(keys, "."), f.Value)
+			continue
+		}
 		out[f.Name] = flagValue(f)
+	}
+	for head, v := range dotted {
+		out[head] = v
 	}
 	if c.Model != "" {
 		out["model"] = c.Model
@@ -139,6 +161,38 @@ func ParseHumanInt(s string) (int64, error) {
 		return 0, fmt.Errorf("parse %q: value out of range", s)
 	}
 	return n << shift, nil
+}
+
+// setDotted stores one dotted sub-key's value in the head's object as
+// vLLM's recursive_dict_update does: nested objects merge, a list extends
+// a list already there, anything else replaces.
+func setDotted(obj map[string]any, keys []string, raw string) {
+	last := keys[len(keys)-1]
+	var v any
+	if k, ok := strings.CutSuffix(last, "+"); ok {
+		last = k
+		var items []any
+		for _, s := range strings.Split(raw, ",") {
+			items = append(items, s)
+		}
+		v = items
+	} else {
+		v = dottedValue(raw)
+	}
+	for _, k := range keys[:len(keys)-1] {
+		sub, ok := obj[k].(map[string]any)
+		if !ok {
+			sub = map[string]any{}
+			obj[k] = sub
+		}
+		obj = sub
+	}
+	if l, ok := v.([]any); ok {
+		if old, ok := obj[last].([]any); ok {
+			v = append(old, l...)
+		}
+	}
+	obj[last] = v
 }
 
 // dottedValue decodes a dotted sub-key's value as vLLM does: JSON first,

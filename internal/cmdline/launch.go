@@ -53,8 +53,11 @@ import (
 // option string: `torchrun --nproc_per 8` is --nproc_per_node, while
 // `--nproc` matches both --nproc-per-node and --nproc_per_node and is
 // refused as ambiguous (launcherPrefix reads them so). The deepspeed
-// runner's refusal of dashed spellings (it registers --num_gpus,
-// --num_nodes only) is not followed: --num-gpus is still read.
+// runner registers underscore spellings only (--num_gpus/--num_accelerators,
+// --num_nodes; no dashed alias in its parse_args @ 2d991ba), and its
+// parse_args exits on any other option before the script ("unrecognized
+// arguments: --num-gpus"), so a dashed runner flag is not read: such a
+// launch never starts and states no GPU count.
 
 // Launch option names, the keys of TrainLaunch.Opts.
 const (
@@ -402,6 +405,12 @@ func (c *Command) launch(ws []item, vars map[string]string) *TrainLaunch {
 		name, inline, hasInline := strings.Cut(t[2:], "=")
 		if !inScript {
 			name = launcherPrefix(tool, name)
+		}
+		if tool == "deepspeed" && !inScript && strings.Contains(name, "-") {
+			// The runner registers underscore spellings only and refuses
+			// the rest ("unrecognized arguments: --num-gpus"): the launch
+			// fails, so the flag sets no GPU count.
+			continue
 		}
 		key := strings.ReplaceAll(name, "-", "_")
 		if f, own := launchFlags[key]; inScript || tool == "trl" && !(own && slices.Contains(f.tools, "trl")) {

@@ -127,6 +127,16 @@ func TestLaunchesInScript(t *testing.T) {
 				`accelerate`},
 		},
 		{
+			// The deepspeed runner registers --num_gpus and --num_nodes
+			// only (deepspeed/launcher/runner.py @ 2d991ba) and exits on
+			// --num-gpus; the script's own dashed flags are the script's.
+			name: "the deepspeed runner refuses dashed spellings",
+			script: "deepspeed --num-gpus 4 --num-nodes=2 train.py --deepspeed ds.json\n" +
+				"deepspeed --num_gpus 4 train.py --model-name-or-path m\n",
+			want: []string{`deepspeed deepspeed=ds.json@"--deepspeed ds.json"`,
+				`deepspeed model=m@"--model-name-or-path m" nproc_per_node=4@"--num_gpus 4"`},
+		},
+		{
 			name: "the trl CLI: recipe, Accelerate config, process count",
 			script: "trl sft --config recipes/sft.yaml --accelerate_config configs/fsdp2.yaml --num_processes 4\n" +
 				"trl vllm-serve --model Qwen/Qwen2.5-7B\n",

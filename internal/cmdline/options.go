@@ -53,7 +53,11 @@ type Option struct {
 // EngineArgs fields, aliases -dcp -dpn -dpr -dpl -dpa -dpp -dpb, and the
 // human_readable_ints set), vllm/utils/argparse_utils.py @ 00da11e (-O
 // rewrites to --optimization-level) and vllm/entrypoints/openai/cli_args.py
-// (frontend options). -ep, -pcp and -asc are as vllm.md lists (-ep) or as
+// (frontend options; those of vllm/entrypoints/launchers/cli_args.py @
+// 5606eaf, its newer home, are held to the schema by
+// internal/normalize TestVLLMSchemaKnowsFrontendOptions: --grpc and
+// --headless are store_true there, the dataclass booleans
+// BooleanOptionalAction). -ep, -pcp and -asc are as vllm.md lists (-ep) or as
 // third-party tools that mirror vLLM's parser spell them (-pcp, -asc; not
 // checked against vLLM's own source). Removed and deprecated options stay
 // in the table so old manifests parse; the schema layer decides what to
@@ -83,6 +87,8 @@ var options = []Option{
 	{Name: "chat-template", Type: TypeString},
 	{Name: "chat-template-content-format", Type: TypeString},
 	{Name: "code-revision", Type: TypeString},
+	{Name: "cohere-format", Type: TypeString},
+	{Name: "cohere-is-reasoning-model", Type: TypeBool, Negatable: true, DefaultOn: true},
 	{Name: "collect-detailed-traces", Type: TypeString, Multi: true},
 	{Name: "compilation-config", Type: TypeJSON, Short: []string{"-cc"}},
 	{Name: "config", Type: TypeString},
@@ -103,6 +109,7 @@ var options = []Option{
 	{Name: "data-parallel-size", Type: TypeInt, Short: []string{"-dp"}},
 	{Name: "data-parallel-size-local", Type: TypeInt, Short: []string{"-dpl"}},
 	{Name: "data-parallel-start-rank", Type: TypeInt, Short: []string{"-dpr"}},
+	{Name: "data-parallel-supervisor-port", Type: TypeInt},
 	{Name: "dbo-decode-token-threshold", Type: TypeInt},
 	{Name: "dbo-prefill-token-threshold", Type: TypeInt},
 	{Name: "dcp-kv-cache-interleave-size", Type: TypeInt},
@@ -127,6 +134,9 @@ var options = []Option{
 	{Name: "disable-uvicorn-access-log", Type: TypeBool, Negatable: true},
 	{Name: "distributed-executor-backend", Type: TypeString},
 	{Name: "download-dir", Type: TypeString},
+	{Name: "dp-supervisor-probe-failure-threshold", Type: TypeInt},
+	{Name: "dp-supervisor-probe-interval-s", Type: TypeFloat},
+	{Name: "dp-supervisor-probe-timeout-s", Type: TypeFloat},
 	{Name: "dtype", Type: TypeString},
 	{Name: "ec-transfer-config", Type: TypeJSON},
 	{Name: "enable-auto-tool-choice", Type: TypeBool, Negatable: true},
@@ -135,6 +145,7 @@ var options = []Option{
 	{Name: "enable-elastic-ep", Type: TypeBool, Negatable: true},
 	{Name: "enable-eplb", Type: TypeBool, Negatable: true},
 	{Name: "enable-expert-parallel", Type: TypeBool, Short: []string{"-ep"}, Negatable: true},
+	{Name: "enable-flash-late-interaction", Type: TypeBool, Negatable: true, DefaultOn: true},
 	{Name: "enable-flashinfer-autotune", Type: TypeBool, Negatable: true},
 	{Name: "enable-force-include-usage", Type: TypeBool, Negatable: true},
 	{Name: "enable-layerwise-nvtx-tracing", Type: TypeBool, Negatable: true},
@@ -148,6 +159,7 @@ var options = []Option{
 	{Name: "enable-mm-embeds", Type: TypeBool, Negatable: true},
 	{Name: "enable-multimodal-encoder-data-parallel", Type: TypeBool, Negatable: true},
 	{Name: "enable-offline-docs", Type: TypeBool, Negatable: true},
+	{Name: "enable-per-request-metrics", Type: TypeBool, Negatable: true},
 	{Name: "enable-prefix-caching", Type: TypeBool, Negatable: true, DefaultOn: true},
 	{Name: "enable-prompt-adapter", Type: TypeBool, Negatable: true},
 	{Name: "enable-prompt-embeds", Type: TypeBool, Negatable: true},
@@ -168,9 +180,12 @@ var options = []Option{
 	{Name: "exclude-tools-when-tool-choice-none", Type: TypeBool, Negatable: true},
 	{Name: "expert-placement-strategy", Type: TypeString},
 	{Name: "fail-on-environ-validation", Type: TypeBool, Negatable: true},
+	{Name: "fingerprint-mode", Type: TypeString},
+	{Name: "fingerprint-value", Type: TypeString},
 	{Name: "fully-sharded-loras", Type: TypeBool, Negatable: true},
 	{Name: "generation-config", Type: TypeString},
 	{Name: "gpu-memory-utilization", Type: TypeFloat},
+	{Name: "grpc", Type: TypeBool},
 	{Name: "guided-decoding-backend", Type: TypeString},
 	{Name: "h11-max-header-count", Type: TypeInt},
 	{Name: "h11-max-incomplete-event-size", Type: TypeInt},
@@ -300,6 +315,7 @@ var options = []Option{
 	{Name: "speculative-max-model-len", Type: TypeInt},
 	{Name: "speculative-model", Type: TypeString},
 	{Name: "speculative-model-quantization", Type: TypeString},
+	{Name: "sse-keep-alive-interval", Type: TypeInt},
 	{Name: "ssl-ca-certs", Type: TypeString},
 	{Name: "ssl-cert-reqs", Type: TypeInt},
 	{Name: "ssl-certfile", Type: TypeString},

@@ -125,13 +125,30 @@ func TestConfig(t *testing.T) {
 			},
 		},
 		{
-			name: "json kept as string, dotted decoded, multi as list",
-			yaml: "command: [vllm, serve, m, --compilation-config, '{\"level\": 3}', --compilation-config.cudagraph_capture_sizes, '[1, 2]', --cudagraph-capture-sizes, \"1\", \"2\", --served-model-name, a, b]\n",
+			name: "json kept as string, multi as list",
+			yaml: "command: [vllm, serve, m, --compilation-config, '{\"level\": 3}', --cudagraph-capture-sizes, \"1\", \"2\", --served-model-name, a, b]\n",
 			want: map[string]any{
 				"model": "m", "compilation-config": `{"level": 3}`,
-				"compilation-config.cudagraph_capture_sizes": []any{int64(1), int64(2)},
-				"cudagraph-capture-sizes":                    []any{int64(1), int64(2)},
-				"served-model-name":                          []any{"a", "b"},
+				"cudagraph-capture-sizes": []any{int64(1), int64(2)},
+				"served-model-name":       []any{"a", "b"},
+			},
+		},
+		{
+			// vLLM merges the dotted sub-keys into one object and passes it
+			// last, so it replaces the whole JSON value given before.
+			name: "dotted sub-keys build their head's object",
+			yaml: "command: [vllm, serve, m, --compilation-config, '{\"level\": 3}', --compilation-config.cudagraph_capture_sizes, '[1, 2]', --compilation_config.pass_config.fuse=true, -cc.mode, \"3\", --compilation-conf.sizes+, \"4,8\", --compilation-config.sizes+=16, -sc.num_speculative_tokens, \"2\", --max-model-len.x, 1k, --no-such.k, v]\n",
+			want: map[string]any{
+				"model": "m",
+				"compilation-config": map[string]any{
+					"cudagraph_capture_sizes": []any{int64(1), int64(2)},
+					"pass_config":             map[string]any{"fuse": true},
+					"mode":                    int64(3),
+					"sizes":                   []any{"4", "8", "16"},
+				},
+				"speculative-config": map[string]any{"num_speculative_tokens": int64(2)},
+				"max-model-len":      map[string]any{"x": int64(1000)},
+				"no-such":            map[string]any{"k": "v"},
 			},
 		},
 		{

@@ -205,6 +205,16 @@ func (c *Command) parseFlag(its []item, i int) int {
 		nameEnd, valStart = 2, 2
 		opt = &options[optionIndex["-O"]]
 		f.Name = opt.Name
+	case strings.Contains(t[:nameEnd], "."):
+		// vLLM folds any "-" argument with a dot, a short alias's too
+		// (-cc.level 3), into its head's JSON value (AP parse_args); a
+		// short head is matched exactly, as argparse matches short options.
+		dotted = true
+		head, tail, _ := strings.Cut(t[:nameEnd], ".")
+		f.Name = head + "." + tail
+		if k, ok := optionIndex[head]; ok {
+			f.Name = options[k].Name + "." + tail
+		}
 	default:
 		if k, ok := optionIndex[t[:nameEnd]]; ok {
 			opt = &options[k]
@@ -306,6 +316,20 @@ func (c *Command) Lookup(name string) (Flag, bool) {
 		return Flag{}, false
 	}
 	return c.Flags[i], true
+}
+
+// LookupDotted returns the last flag that sets a sub-key of the option
+// head with a dotted name ("--compilation-config.level 3" for
+// "compilation-config"), the flag a finding on that option's value points
+// at when no flag names the option itself.
+func (c *Command) LookupDotted(head string) (Flag, bool) {
+	canon := CanonicalName(head)
+	for i := len(c.Flags) - 1; i >= 0; i-- {
+		if strings.HasPrefix(c.Flags[i].Name, canon+".") {
+			return c.Flags[i], true
+		}
+	}
+	return Flag{}, false
 }
 
 func (c *Command) lookupIndex(canon string) int {

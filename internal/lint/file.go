@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/cmdline"
@@ -166,7 +167,7 @@ func (l *Linter) subjects(f *source.File, kind source.Kind, proj *config.Project
 		}
 		switch kind {
 		case source.KindVLLM:
-			s.value, s.keyMap, s.snake = canonicalVLLM(d.Root, value)
+			s.value, s.keyMap, s.snake, s.dropped = canonicalVLLM(d.Root, value)
 		case source.KindMIG:
 			schema = "device-plugin"
 			if m, ok := value.(map[string]any); ok && m["mig-configs"] != nil {
@@ -222,7 +223,7 @@ func (l *Linter) schemaFindings(s *subject, schema string) []finding.Finding {
 		return nil
 	}
 	if schema == "vllm" {
-		vs = judgeAmbiguous(s, judgeRemovals(s, vs))
+		vs = append(judgeAmbiguous(s, judgeRemovals(s, vs)), droppedFalseKeys(s)...)
 	}
 	r, _ := l.deps.Catalog.Lookup("schema")
 	out := make([]finding.Finding, 0, len(vs))
@@ -245,11 +246,15 @@ func (l *Linter) schemaFindings(s *subject, schema string) []finding.Finding {
 // "--no-" + key only when that is an option string as written, else vLLM
 // drops it (load_config_file, vllm/utils/argparse_utils.py @ 00da11e), so
 // such a key is not expanded and stays unknown.
-func canonicalVLLM(root *source.Node, value any) (any, map[string]string, bool) {
+//
+// It also returns the keys vLLM drops although written false
+// (droppedFalse), by canonical name.
+func canonicalVLLM(root *source.Node, value any) (any, map[string]string, bool, []string) {
 	m, ok := value.(map[string]any)
 	if !ok {
-		return value, nil, false
+		return value, nil, false, nil
 	}
+	var dropped []string
 	out := make(map[string]any, len(m))
 	keyMap := map[string]string{}
 	var snake, kebab int
@@ -265,9 +270,39 @@ func canonicalVLLM(root *source.Node, value any) (any, map[string]string, bool) 
 		}
 	}
 	for k, v := range m {
+		if droppedFalse(k, v) {
+			// vLLM never sees the key: the option keeps its default.
+			dropped = append(dropped, source.KebabKey(k))
+			continue
+		}
 		out[vllmConfigKey(k, v)] = v
 	}
-	return out, keyMap, snake > kebab
+	slices.Sort(dropped)
+	return out, keyMap, snake > kebab, dropped
+}
+
+// droppedFalse reports whether vLLM drops a `vllm serve --config` key
+// that names a boolean option in another spelling than its own and is set
+// to false. load_config_file (vllm/utils/argparse_utils.py @ 00da11e)
+// writes a false key as "--no-" + key only when that exact string is an
+// option (before FlexibleArgumentParser turns underscores into dashes), so
+// enable_prefix_caching: false becomes nothing and prefix caching keeps
+// its default. Older releases dropped a false key more often: vllm/utils.py
+// @ 509c60e (v0.6 era) passes "--key false" only for StoreBoolean options
+// and drops every other false key whatever its spelling; that loses nothing
+// there, where such options were store_true and off by default, and the
+// underscore spelling is dropped in both. This reads the newest parser. An
+// abbreviated key is judgeAmbiguous's.
+func droppedFalse(k string, v any) bool {
+	if b, ok := v.(bool); !ok || b {
+		return false
+	}
+	ck := source.KebabKey(k)
+	o, ok := cmdline.LookupOption(ck)
+	if !ok || o.Type != cmdline.TypeBool || o.Name != ck {
+		return false
+	}
+	return k != o.Name || !o.Negatable
 }
 
 // vllmConfigKey is the canonical name of a `vllm serve --config` key.

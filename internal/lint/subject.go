@@ -31,9 +31,12 @@ type subject struct {
 	keyMap map[string]string
 	// snake is true when new top-level keys should be written snake_case.
 	snake bool
-	work  *normalize.Workload
-	extra map[string]any
-	tgt   Target
+	// dropped lists the canonical names of a vLLM config file's keys that
+	// vLLM drops although they are written false (droppedFalse).
+	dropped []string
+	work    *normalize.Workload
+	extra   map[string]any
+	tgt     Target
 	// sizing is the memory verdict input() estimated, nil when the GPU,
 	// the model or the workload was not known well enough.
 	sizing *Sizing

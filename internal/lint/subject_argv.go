@@ -54,7 +54,10 @@ func (a *argvSubject) locate(path []any) (finding.Range, bool) {
 	}
 	fl, ok := a.cmd.Lookup(name)
 	if !ok {
-		return finding.Range{}, false
+		// The option's value may be built from dotted sub-keys alone.
+		if fl, ok = a.cmd.LookupDotted(name); !ok {
+			return finding.Range{}, false
+		}
 	}
 	end := fl.NameSpan
 	if fl.HasValue && fl.ValueSpan.End > end.End {

@@ -27,7 +27,10 @@ func (s *subject) flagAt(path []any) (cmdline.Flag, bool) {
 	if !ok {
 		return cmdline.Flag{}, false
 	}
-	return s.argv.cmd.Lookup(name)
+	if fl, ok := s.argv.cmd.Lookup(name); ok {
+		return fl, true
+	}
+	return s.argv.cmd.LookupDotted(name)
 }
 
 // writtenAs says how the file spells an option it abbreviates, for the
@@ -104,4 +107,31 @@ func judgeAmbiguous(s *subject, vs []normalize.Violation) []normalize.Violation 
 			written, strings.Join(amb, " or "), name, strings.Join(amb, ", "))
 	}
 	return vs
+}
+
+// droppedFalseKeys reports the keys of a `vllm serve --config` file that
+// vLLM drops although they are written false (droppedFalse), where that
+// loses what the file asks for: the option is on by default
+// (cmdline.Option.DefaultOn), so the feature the file turns off stays on.
+// A false key of an option that is off by default asks for the default
+// and loses nothing. The message names the newest parser: older releases
+// passed "--key false" for their StoreBoolean options (vllm/utils.py @
+// 509c60e), enable_chunked_prefill among them, and a file rarely says
+// which release reads it.
+func droppedFalseKeys(s *subject) []normalize.Violation {
+	var out []normalize.Violation
+	for _, ck := range s.dropped {
+		o, ok := cmdline.LookupOption(ck)
+		if !ok || !o.DefaultOn {
+			continue
+		}
+		k := s.keyMap[ck]
+		out = append(out, normalize.Violation{
+			Path:     []any{ck},
+			Severity: "warning",
+			Message: fmt.Sprintf("%s: false has no effect in the newest vLLM, which drops the key, so %s stays on (its default); it writes a false key as --no-%s only when that exact option exists, and only --no-%s does; write %s: false",
+				k, o.Name, k, o.Name, o.Name),
+		})
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -28,5 +29,38 @@ func TestVLLMSchemaOptionsAreParserOptions(t *testing.T) {
 			}
 		}
 		t.Errorf("schema key %q is not an option string of internal/cmdline's table", name)
+	}
+}
+
+// TestVLLMSchemaKnowsFrontendOptions holds the vLLM schema to the frontend
+// options of a pinned vLLM commit (testdata/vllm_frontend_options.txt names
+// it): each is a top-level key of the schema and an option of the
+// command-line parser's table, so a real flag is never reported unknown and
+// an abbreviation is judged against the option strings vLLM registers.
+func TestVLLMSchemaKnowsFrontendOptions(t *testing.T) {
+	data, err := os.ReadFile("testdata/vllm_frontend_options.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	for _, n := range planVllm().Names {
+		keys[n] = true
+	}
+	n := 0
+	for line := range strings.Lines(string(data)) {
+		name := strings.TrimSpace(line)
+		if name == "" || strings.HasPrefix(name, "#") {
+			continue
+		}
+		n++
+		if !keys[name] {
+			t.Errorf("vLLM option --%s is not a key of schemas/vllm.cue", name)
+		}
+		if _, ok := cmdline.LookupOption(name); !ok {
+			t.Errorf("vLLM option --%s is not in internal/cmdline's option table", name)
+		}
+	}
+	if n == 0 {
+		t.Fatal("the option list names no option")
 	}
 }
