@@ -48,8 +48,9 @@ type Target struct {
 	// directory (its path).
 	ModelSource string
 	// ModelByName is set when nothing held ModelID and Model is the
-	// catalog model its name alone suggests (tuner.Catalog.ModelByName):
-	// an assumed input, so every verdict resting on it is at most info.
+	// catalog model its name alone suggests (tuner.Catalog.ModelByName,
+	// or a catalog name a file's path to unreadable weights ends in): an
+	// assumed input, so every verdict resting on it is at most info.
 	ModelByName bool
 	// ModelNamedBy, when ModelByName is set and the name came from a hint
 	// rather than the model the file states (the pod's ai.gke.io/model
@@ -483,6 +484,15 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	if modelID != "" {
 		t.ModelID, t.ModelFrom = modelID, modelFrom
 		t.Model, t.ModelSource, _ = r.model(modelID, false)
+		if t.Model != nil && t.ModelSource == "catalog" && weightsPath(modelID) && (modelFrom == "manifest" || modelFrom == "config") {
+			// A path to weights gpulint cannot read ("/data/llama-3.2-11b-
+			// vision-instruct") that the catalog matched by its last
+			// component: the directory's name, not its config.json, says
+			// which model it holds, so the model is assumed as any name
+			// mapping is (tuner.Catalog.ModelByName). A flag or project
+			// file naming such a path states it.
+			t.ModelByName = true
+		}
 		if t.Model == nil {
 			if m, _, ok := r.cat.ModelByName(modelID); ok {
 				t.Model, t.ModelSource, t.ModelByName = m, "catalog", true
