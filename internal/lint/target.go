@@ -484,13 +484,14 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	if modelID != "" {
 		t.ModelID, t.ModelFrom = modelID, modelFrom
 		t.Model, t.ModelSource, _ = r.model(modelID, false)
-		if t.Model != nil && t.ModelSource == "catalog" && weightsPath(modelID) && (modelFrom == "manifest" || modelFrom == "config") {
-			// A path to weights gpulint cannot read ("/data/llama-3.2-11b-
-			// vision-instruct") that the catalog matched by its last
-			// component: the directory's name, not its config.json, says
-			// which model it holds, so the model is assumed as any name
-			// mapping is (tuner.Catalog.ModelByName). A flag or project
-			// file naming such a path states it.
+		if t.Model != nil && t.ModelSource == "catalog" && (modelFrom == "manifest" || modelFrom == "config") && mappedByLastName(t.Model, modelID) {
+			// The catalog matched only the id's last component: a path to
+			// weights gpulint cannot read ("/data/llama-3.2-11b-vision-
+			// instruct"), or another organisation's repository of that
+			// name ("acme/Llama-3.2-11B-Vision-Instruct"). The name, not a
+			// config.json, says which model it holds, so the model is
+			// assumed as any name mapping is (tuner.Catalog.ModelByName). A
+			// flag or project file naming it states it.
 			t.ModelByName = true
 		}
 		if t.Model == nil {
@@ -914,4 +915,19 @@ func launchedShardingAt(acc *relatedDoc) (finding.Range, bool) {
 		}
 	}
 	return finding.Range{}, false
+}
+
+// mappedByLastName reports whether the catalog model m was found for id
+// by id's last path component alone (tuner.Catalog.Model's fallback): id
+// has a "/" and is none of m's id and aliases.
+func mappedByLastName(m *tuner.Model, id string) bool {
+	if !strings.Contains(id, "/") {
+		return false
+	}
+	for _, n := range append([]string{m.ID}, m.Aliases...) {
+		if strings.EqualFold(n, strings.TrimSpace(id)) {
+			return false
+		}
+	}
+	return true
 }
