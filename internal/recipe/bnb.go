@@ -34,7 +34,8 @@ var bnbStates = map[string]int{
 // (lower-cased), as a bitsandbytes optimizer: a component class
 // "bitsandbytes.optim.<Class>" (torchtune, LitGPT), or a Trainer optim
 // name transformers builds from bitsandbytes' Lion or RMSprop
-// ("lion_32bit", "paged_lion_8bit", "rmsprop_bnb", "rmsprop_bnb_8bit";
+// ("lion_32bit", "paged_lion_8bit", "rmsprop_bnb", "rmsprop_bnb_8bit",
+// "ademamix_8bit";
 // huggingface/transformers src/transformers/trainer.py
 // get_optimizer_cls_and_kwargs: paged when the name holds "paged",
 // optim_bits 8 when it holds "8bit", else 32). isBnb says the name is a
@@ -49,6 +50,9 @@ func bnbOptimizerOf(opt string) (b bnbOptimizer, isBnb, ok bool) {
 		class = strings.ReplaceAll(opt, "_", "")
 	case opt == "rmsprop_bnb" || opt == "rmsprop_bnb_8bit" || opt == "rmsprop_bnb_32bit":
 		class = strings.ReplaceAll(strings.Replace(opt, "_bnb", "", 1), "_", "")
+	case opt == "ademamix" || opt == "ademamix_8bit" || opt == "paged_ademamix_32bit" || opt == "paged_ademamix_8bit":
+		// bitsandbytes' AdEMAMix too (the same dispatch).
+		class = strings.ReplaceAll(opt, "_", "")
 	default:
 		return b, false, false
 	}

@@ -193,6 +193,7 @@ func TestBitsandbytesOptimizers(t *testing.T) {
 		{"Trainer rmsprop_bnb", trainer("rmsprop_bnb"), opt{o: tuner.SGD, fp32s: true}, true},
 		{"Trainer paged_adamw_32bit", trainer("paged_adamw_32bit"), opt{paged: true, fp32s: true}, true},
 		{"Trainer adamw_bnb_8bit", trainer("adamw_bnb_8bit"), opt{o: tuner.Adam8bit}, true},
+		{"Trainer paged_ademamix_8bit is unsized", trainer("paged_ademamix_8bit"), opt{}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
