@@ -21,10 +21,14 @@ type bnbOptimizer struct {
 // (adam.py, adamw.py, lamb.py); Lion, SGD (momentum only: "SGD without
 // momentum is not supported!"), RMSprop, Adagrad and LARS subclass
 // Optimizer1State (lion.py @ 19b9ef34, sgd.py @ 0b078403, rmsprop.py,
-// adagrad.py, lars.py). A class left out (AdEMAMix keeps a third, slow
-// moment; PytorchLARS is a torch optimizer; AdamE, and any class added
-// later) has states the memory model does not know: the recipe is
-// unsized rather than sized as a stand-in that could be smaller.
+// adagrad.py, lars.py). An 8-bit class keeps tensors under
+// min_8bit_size (4096 elements) in fp32 and adds block-wise absmax
+// scales; like Adam8bit's 2 B/param, the model counts 1 byte per state.
+// A class left out (AdEMAMix keeps a third, slow moment: state1 is a
+// double buffer beside state2, ademamix.py @ 09118549 init_state;
+// PytorchLARS is a torch optimizer; AdamE, and any class added later) has
+// states the memory model does not know: the recipe is unsized rather
+// than sized as a stand-in that could be smaller.
 var bnbStates = map[string]int{
 	"adam": 2, "adamw": 2, "lamb": 2,
 	"lion": 1, "sgd": 1, "rmsprop": 1, "adagrad": 1, "lars": 1,
