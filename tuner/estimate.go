@@ -164,6 +164,11 @@ type Estimate struct {
 	Serve        *ServeEstimate // non-nil for Serve workloads
 	PPO          *PPOParts      // non-nil for PPO workloads: the per-model parts
 	Notes        []string
+	// Refused, when set, says why the framework refuses the workload at
+	// start-up whatever the memory (a vLLM release that no longer serves
+	// the model); the verdict is then "does not start", the figures are
+	// the need had it started. Use Refuse to set it.
+	Refused string
 
 	// Workload is the workload as estimated, every default filled in.
 	Workload Workload
@@ -172,6 +177,13 @@ type Estimate struct {
 	// (the CLI's flags) fills both; EstimateMemory leaves them empty.
 	Model  ModelSource
 	Inputs []EstimateInput
+}
+
+// Refuse marks the estimate as refused at start-up for reason: it no
+// longer fits, whatever its memory.
+func (e *Estimate) Refuse(reason string) {
+	e.Refused = reason
+	e.Fits = false
 }
 
 // ModelSource is the resolved model of an estimate: its id and where it
@@ -342,6 +354,9 @@ type estimateJSON struct {
 	Model  *modelJSON           `json:"model,omitempty"`
 	Inputs map[string]inputJSON `json:"inputs,omitempty"`
 	Host   *hostJSON            `json:"host,omitempty"`
+	// Added with the release check: why the framework refuses the
+	// workload at start-up (fits is then false).
+	Refused string `json:"refused,omitempty"`
 }
 
 type modelJSON struct {
@@ -386,11 +401,13 @@ type serveJSON struct {
 // (id, from), inputs (name -> value, source given, project or assumed,
 // basis, from: the project file's line) and
 // host (need, judged, capacity, fits; only when the workload needs host
-// memory). fits is false when a judged host need exceeds the node's RAM.
+// memory); refused, when the framework refuses the workload at start-up.
+// fits is false when a judged host need exceeds the node's RAM or the
+// workload is refused.
 // All memory is in bytes.
 func (e Estimate) MarshalJSON() ([]byte, error) {
 	out := estimateJSON{PerGPU: e.PerGPU, Capacity: e.Capacity, Fits: e.Fits, Headroom: e.Headroom,
-		Allocated: e.Allocated(), Reserved: e.Reserved(), Overheads: []overheadJSON{}}
+		Allocated: e.Allocated(), Reserved: e.Reserved(), Overheads: []overheadJSON{}, Refused: e.Refused}
 	for _, o := range e.Overheads {
 		out.Overheads = append(out.Overheads, overheadJSON{Name: o.Name, Bytes: o.Bytes})
 	}

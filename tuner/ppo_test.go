@@ -133,3 +133,19 @@ func TestFP32OptimizerStatesUnderPureBF16(t *testing.T) {
 		t.Errorf("mixed precision states changed with the flag: %d vs %d", mixed.PerGPU.OptimizerStates, plain.PerGPU.OptimizerStates)
 	}
 }
+
+// Optimizer states per parameter of each regime in fp32 (no master
+// copy): two fp32 states for AdamW, one for SGD (and bitsandbytes' 32-bit
+// Lion), two bytes for 8-bit Adam, one for an 8-bit one-state optimizer
+// (bitsandbytes' Lion8bit).
+func TestOptimizerStateBytesPerRegime(t *testing.T) {
+	c := testCatalog(t)
+	m := mustModel(t, c, "Qwen/Qwen2.5-0.5B")
+	tg := CapacityTarget("test", 1<<40)
+	for o, per := range map[Optimizer]int64{AdamW: 8, SGD: 4, Adam8bit: 2, OneState8bit: 1} {
+		w := Workload{Kind: Train, Precision: FP32, MicroBatch: 1, SeqLen: 128, Optimizer: o}
+		if got, want := estimate(t, m, tg, w).PerGPU.OptimizerStates, per*m.Params(); got != want {
+			t.Errorf("%s: states %d, want %d B × %d params = %d", o, got, per, m.Params(), want)
+		}
+	}
+}

@@ -97,6 +97,9 @@ func RenderEstimateText(w io.Writer, e Estimate, opts RenderOptions) error {
 	b.WriteString("\n")
 	var verdict string
 	switch {
+	case e.Refused != "":
+		verdict = fmt.Sprintf("does not start: %s; had it started, %s of %s on %s",
+			e.Refused, formatGiB(e.PerGPU.Total), formatGiB(e.Capacity), e.Target)
 	case e.Fits:
 		verdict = fmt.Sprintf("fits: %s of %s on %s, headroom %s",
 			formatGiB(e.PerGPU.Total), formatGiB(e.Capacity), e.Target, formatGiB(e.Headroom))

@@ -26,7 +26,8 @@ type stateBytes struct {
 //   - PureBF16: 2 + 2 + bf16 optimizer states (torchtune; memory-model.md §6.3).
 //
 // Optimizer states: AdamW two states; SGD one (momentum); 8-bit Adam two
-// 1-byte states (bitsandbytes; memory-model.md §3.2: 2 B/param); Adafactor
+// 1-byte states (bitsandbytes; memory-model.md §3.2: 2 B/param); an 8-bit
+// one-state optimizer one 1-byte state; Adafactor
 // factored second moments, a row and a column vector per weight matrix and a
 // full vector for the rest, no first moment (HF Adafactor default beta1=None),
 // as factoredFraction elements per parameter (transformers' Adafactor
@@ -53,6 +54,8 @@ func trainStateBytes(p Precision, o Optimizer, factoredFraction float64) stateBy
 		s.optimizer += stateElem
 	case Adam8bit:
 		s.optimizer += 2
+	case OneState8bit:
+		s.optimizer++
 	case Adafactor:
 		s.optimizer += factoredFraction * stateElem
 	}

@@ -59,6 +59,12 @@ const (
 	// or transformers' own AdamW (Trainer's "adamw_hf", its default before
 	// v4.29); its temporaries are one parameter's size and are left out.
 	AdamWForLoop Optimizer = "adamw-forloop"
+	// OneState8bit keeps one 8-bit state per parameter: bitsandbytes'
+	// Optimizer1State classes at optim_bits 8 (Lion8bit, SGD8bit,
+	// RMSprop8bit, Adagrad8bit, LARS8bit; bitsandbytes/optim/lion.py,
+	// sgd.py, rmsprop.py, adagrad.py, lars.py), 1 B/param as Adam8bit's
+	// two states are 2 (memory-model.md §3.2).
+	OneState8bit Optimizer = "onestate8bit"
 )
 
 // LossImpl is how the language-model loss is computed, which decides how
@@ -296,7 +302,7 @@ var kindSet = map[WorkloadKind]bool{Train: true, LoRA: true, QLoRA: true, Infere
 
 var precisionSet = map[Precision]bool{FP32: true, FP16: true, BF16: true, FP8: true, AMP: true, PureBF16: true}
 
-var optimizerSet = map[Optimizer]bool{AdamW: true, Adam8bit: true, SGD: true, Adafactor: true, AdamWForeach: true, AdamWFused: true, AdamWForLoop: true}
+var optimizerSet = map[Optimizer]bool{AdamW: true, Adam8bit: true, SGD: true, Adafactor: true, AdamWForeach: true, AdamWFused: true, AdamWForLoop: true, OneState8bit: true}
 
 var lossSet = map[LossImpl]bool{HFDefaultLoss: true, ChunkedLoss: true, FusedLoss: true}
 

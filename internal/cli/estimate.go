@@ -301,7 +301,7 @@ func runEstimate(o *EstimateOptions) error {
 		// model-dropped-by-release reads it.
 		v := cmdline.StatedRelease(w.VLLMVersion, "--vllm-version")
 		if d, ok := cmdline.Dropped(strings.ToLower(m.ModelType), v); ok {
-			e.Notes = append(e.Notes, fmt.Sprintf("vLLM %s no longer serves %s (%s was the last release to serve it): the server refuses the model at start-up, and the figures are its need had it started",
+			e.Refuse(fmt.Sprintf("vLLM %s no longer serves %s (%s was the last release to serve it), the server refuses the model",
 				v, d.Architecture, d.Last))
 		}
 	}

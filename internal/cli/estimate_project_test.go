@@ -324,17 +324,38 @@ func TestEstimatePagedAdamWStatesFP32(t *testing.T) {
 }
 
 // TestEstimateNotesDroppedModel: serving Llama 3.2 Vision on a vLLM
-// release after v0.10.2 is refused at start-up, and the estimate says so;
-// on v0.10.2 it does not.
+// release after v0.10.2 is refused at start-up, and the estimate's verdict
+// says so in text and JSON (not "fits", whatever the memory); on v0.10.2
+// it fits.
 func TestEstimateNotesDroppedModel(t *testing.T) {
 	base := []string{"estimate", "--workload", "serve", "--model", "meta-llama/Llama-3.2-11B-Vision-Instruct", "--gpu", "H100-80GB", "--max-model-len", "8192"}
-	for version, want := range map[string]bool{"0.11.0": true, "0.10.2": false} {
+	for version, refused := range map[string]bool{"0.11.0": true, "0.10.2": false} {
 		out, errOut, code := run(t, false, nil, append(base, "--vllm-version", version)...)
 		if code != 0 {
 			t.Fatalf("--vllm-version %s: exit %d: %s", version, code, errOut)
 		}
-		if got := strings.Contains(out, "no longer serves MllamaForConditionalGeneration (v0.10.2 was the last release to serve it)"); got != want {
-			t.Errorf("--vllm-version %s: note %v, want %v:\n%s", version, got, want, out)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		verdict := lines[len(lines)-1]
+		wantPrefix := "fits: "
+		if refused {
+			wantPrefix = "does not start: vLLM v0.11.0 no longer serves MllamaForConditionalGeneration (v0.10.2 was the last release to serve it)"
+		}
+		if !strings.HasPrefix(verdict, wantPrefix) {
+			t.Errorf("--vllm-version %s: verdict %q, want prefix %q", version, verdict, wantPrefix)
+		}
+		js, errOut, code := run(t, false, nil, append(base, "--vllm-version", version, "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("--vllm-version %s json: exit %d: %s", version, code, errOut)
+		}
+		var got struct {
+			Fits    bool   `json:"fits"`
+			Refused string `json:"refused"`
+		}
+		if err := json.Unmarshal([]byte(js), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Fits == refused || (got.Refused != "") != refused {
+			t.Errorf("--vllm-version %s json: fits %v, refused %q; want refused %v", version, got.Fits, got.Refused, refused)
 		}
 	}
 }

@@ -41,7 +41,11 @@ import (
 //     every file its build reads, the recipes a manifest launches, each
 //     fixed place a lookup tried (present or absent);
 //   - the Accelerate config that launches a DeepSpeed file is the same
-//     one, or still none (cacheEntry.Launcher).
+//     one, or still none (cacheEntry.Launcher);
+//   - each other file the result read or linted (a launched recipe, a
+//     file a kustomization composes) is still under the same project
+//     file, or still none (probeProject): the key holds only the linted
+//     file's.
 //
 // So a context file that appears, changes or goes away makes the entries
 // that consulted it miss, and a hit is never stale. Only the files that
@@ -71,8 +75,9 @@ func Salt(version string, assets []fs.FS, opts Options) ([]byte, error) {
 	// finding (2); the lookups a result consulted joined its related
 	// files (3), so an entry of a build that recorded none - which a
 	// development build of the same version would otherwise trust - is
-	// a miss.
-	fmt.Fprintf(h, "findings 3\n")
+	// a miss; the project files of the other files a result read joined
+	// them (4).
+	fmt.Fprintf(h, "findings 4\n")
 	for i, a := range assets {
 		if a == nil {
 			continue

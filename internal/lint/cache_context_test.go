@@ -11,7 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/lint"
+	"github.com/gpulint/gpulint/internal/normalize"
 )
 
 // The result cache's promise: a warm run answers what a cold run would,
@@ -389,4 +391,62 @@ func resultText(t *testing.T, dir string, res *lint.Result) string {
 		fmt.Fprintf(&b, "%s sizing %s\n", rel(fr.Path), strings.ReplaceAll(string(z), dir+string(filepath.Separator), ""))
 	}
 	return b.String()
+}
+
+// The cache key holds the linted file's project file only; a result that
+// also linted another file (the recipe a Job launches) rests on that
+// file's project file too. Warm, then change the recipe's project file:
+// the warm run must equal a cold one.
+func TestCacheOtherFilesProject(t *testing.T) {
+	// The recipe's project file states the CUDA context per process,
+	// which sizes the recipe, and the Job's sizing is the recipe's.
+	const recipe = "base_model: Qwen/Qwen2.5-7B\nadapter: lora\nsequence_len: 2048\nmicro_batch_size: 4\nbf16: true\n"
+	dir := t.TempDir()
+	write := func(name, data string) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project := func(mib int) string {
+		return fmt.Sprintf("targets:\n  - paths: [\"*.yaml\"]\n    cuda_context: %d\n", mib)
+	}
+	write(".git/HEAD", "ref: refs/heads/main\n")
+	write("k8s/job.yaml", runJob("cd /app && python -m axolotl.cli.train config/run.yaml", false))
+	write("config/run.yaml", recipe)
+	write("config/.gpulint.yaml", project(500))
+	files := []string{filepath.Join(dir, "k8s", "job.yaml"), filepath.Join(dir, "config", "run.yaml")}
+
+	cache := lint.NewCache(t.TempDir(), []byte("test"))
+	run := func(c *lint.Cache) string {
+		t.Helper()
+		ps, err := config.LoadSet(files, normalize.NewValidator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := newLinter(t, lint.Options{Cache: c, Projects: ps, Root: dir}).Run(context.Background(), files[:1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resultText(t, dir, res)
+	}
+	before := run(nil)
+	if got := run(cache); got != before {
+		t.Fatalf("first run with the cache differs from a cold run:\n%s", cmp.Diff(before, got))
+	}
+	if got := run(cache); got != before {
+		t.Fatalf("warm run differs from a cold run before the change:\n%s", cmp.Diff(before, got))
+	}
+	write("config/.gpulint.yaml", project(4000))
+	after := run(nil)
+	if after == before {
+		t.Fatalf("the recipe's project file leaves a cold run's answer as it was; the case shows nothing:\n%s", before)
+	}
+	if got := run(cache); got != after {
+		t.Errorf("warm run after the recipe's project file changed is stale (-cold +warm):\n%s", cmp.Diff(after, got))
+	}
 }

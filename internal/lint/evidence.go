@@ -124,7 +124,7 @@ func (s *subject) inputs() map[string]finding.Input {
 		// largest per-GPU estimate, and a guess.
 		stated("gpus", 1, finding.SourceAssumed, "set --gpus or targets.gpus")
 	}
-	if t.ModelID != "" && t.ModelByName {
+	if t.ModelID != "" && t.ModelByName && t.Model != nil {
 		// The model is a guess from its name: assumed, at the place the
 		// file names it.
 		weights, bound := "", ""
@@ -135,8 +135,12 @@ func (s *subject) inputs() map[string]finding.Input {
 			weights = fmt.Sprintf(" with %s weights (%d-bit)", q.Method, q.Bits)
 			bound = "; the name cannot say which modules the checkpoint keeps in 16 bits, so its weights are a lower bound"
 		}
+		from := "from " + cmp.Or(t.ModelNamedBy, "the name")
+		if t.ModelNamedBy == "" && weightsPath(t.ModelID) {
+			from = "mapped by name from the path"
+		}
 		in := finding.Input{Name: "model", Source: finding.SourceAssumed,
-			Value:  fmt.Sprintf("%s (%.1fB parameters, catalog)%s from %s %s, state the model to confirm%s", t.Model.ID, float64(t.Model.Params())/1e9, weights, cmp.Or(t.ModelNamedBy, "the name"), t.ModelID, bound),
+			Value:  fmt.Sprintf("%s (%.1fB parameters, catalog)%s %s %s, state the model to confirm%s", t.Model.ID, float64(t.Model.Params())/1e9, weights, from, t.ModelID, bound),
 			Settle: "set --model or targets.model to a catalog id or a model directory"}
 		switch {
 		case t.ModelFrom == "config" && len(w.Paths["model"]) > 0:

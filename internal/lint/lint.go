@@ -294,6 +294,7 @@ func (l *Linter) lintPath(ctx context.Context, path string) (FileResult, error) 
 	}
 	fr, err := l.LintBytes(ctx, path, data)
 	if err == nil && !fr.incomplete {
+		fr.related = l.withProjects(path, fr.related)
 		l.opts.Cache.put(key, data, fr, l.launcherSum(path, fr.Kind))
 	}
 	return fr, err

@@ -97,7 +97,7 @@ spec:
 		from string
 	}{
 		"label.yaml":  {9, "from the ai.gke.io/model label llama-3.1-70b-instruct"},
-		"kserve.yaml": {12, "from the name pvc://models/llama-31-70b-instruct"},
+		"kserve.yaml": {12, "mapped by name from the path pvc://models/llama-31-70b-instruct"},
 	} {
 		fr := files[name]
 		if s := fr.Sizing; s == nil || s.Fits || s.AssumedModel != "meta-llama/Llama-3.1-70B" {

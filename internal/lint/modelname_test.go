@@ -141,3 +141,55 @@ func TestBitsandbytesRepackAssumedFromName(t *testing.T) {
 		t.Errorf("QLoRA on the re-pack %+v, on the 16-bit id %+v: want the same need", r, b)
 	}
 }
+
+// A path to weights gpulint cannot read, whose last component is a
+// catalog name ("/data/llama-3.1-70b-instruct"), or another organisation's
+// repository of that name, is mapped by that name alone: the model is
+// assumed, its evidence says how it was mapped, and the verdicts on it are
+// info without a fix. The catalog id itself states it.
+func TestModelAssumedFromPath(t *testing.T) {
+	_, paths := writeFiles(t, map[string]string{
+		"path.yaml": l4VLLMDeployment("/data/llama-3.1-70b-instruct", "1"),
+		"org.yaml":  l4VLLMDeployment("acme/Llama-3.1-70B-Instruct", "1"),
+		"id.yaml":   l4VLLMDeployment("meta-llama/Llama-3.1-70B-Instruct", "1"),
+	})
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evidence := map[string]string{
+		"path.yaml": "mapped by name from the path /data/llama-3.1-70b-instruct",
+		"org.yaml":  "from the name acme/Llama-3.1-70B-Instruct",
+	}
+	for _, fr := range res.Files {
+		name := filepath.Base(fr.Path)
+		want, assumed := evidence[name]
+		if s := fr.Sizing; s == nil || s.Fits || (s.AssumedModel != "") != assumed {
+			t.Errorf("%s: sizing %+v, want a 70B estimate that does not fit, model assumed %v", name, s, assumed)
+		}
+		rested := 0
+		for _, f := range fr.Findings {
+			for _, in := range f.Evidence {
+				if in.Name != "model" {
+					continue
+				}
+				rested++
+				if !assumed {
+					if in.Source == finding.SourceAssumed {
+						t.Errorf("%s %s: model evidence %+v on a stated catalog id", name, f.Rule, in)
+					}
+					continue
+				}
+				if in.Source != finding.SourceAssumed || !strings.Contains(in.Value, want) {
+					t.Errorf("%s %s: model evidence %+v, want assumed, %q", name, f.Rule, in, want)
+				}
+				if f.Severity > finding.SeverityInfo || len(f.Fixes) > 0 {
+					t.Errorf("%s %s: %v with %d fixes on a name-mapped model, want info without a fix", name, f.Rule, f.Severity, len(f.Fixes))
+				}
+			}
+		}
+		if assumed && rested == 0 {
+			t.Errorf("%s: no finding rests on the name-mapped model: %+v", name, fr.Findings)
+		}
+	}
+}

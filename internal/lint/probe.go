@@ -50,6 +50,11 @@ const (
 	// the working directory, as TargetResolver.model tries it), or its
 	// absence.
 	probeModelDir = "modeldir"
+	// probeProject: the project file that applies to the file at Path
+	// (its path and digest), or none. The key holds only the linted
+	// file's project; a file the result also linted (a launched recipe,
+	// a file a kustomization composes) is linted under its own.
+	probeProject = "project"
 )
 
 // lookupLog collects the probes of one file's result. The subjects of a
@@ -209,9 +214,39 @@ func (l *Linter) kustomizeSum(abs string) [32]byte {
 	files := slices.Clone(b.Files)
 	slices.Sort(files)
 	for _, f := range files {
-		parts = append(parts, f, fileSum(f))
+		// Each file the build reads is also linted alone (aloneRules),
+		// under its own project file.
+		parts = append(parts, f, fileSum(f), l.projectSum(f))
 	}
 	return answerSum(parts...)
+}
+
+// projectSum digests the project file that applies to path: its path and
+// content, or none.
+func (l *Linter) projectSum(path string) [32]byte {
+	p := l.project(path)
+	if p == nil {
+		return answerSum("none")
+	}
+	return answerSum(p.Path, p.Digest())
+}
+
+// withProjects adds to a result's dependencies rel, computed for the
+// file at path, the project file of every other file they name: a
+// recipe a manifest launches, the DeepSpeed file a recipe names, was
+// linted under its own project file, which the cache key (the linted
+// file's project only) does not hold.
+func (l *Linter) withProjects(path string, rel []relatedFile) []relatedFile {
+	seen := map[string]bool{absPath(path): true}
+	out := rel
+	for _, r := range rel {
+		if r.Probe == probeProject || seen[r.Path] {
+			continue
+		}
+		seen[r.Path] = true
+		out = append(out, relatedFile{Probe: probeProject, Path: r.Path, Sum: l.projectSum(r.Path)})
+	}
+	return out
 }
 
 func launchedSum(ts []launchedTarget) [32]byte {
@@ -261,6 +296,8 @@ func (l *Linter) holds(r relatedFile) bool {
 		return launchedSum(l.launchedTargets(r.Path)) == r.Sum
 	case probeModelDir:
 		return modelDirSum(r.Path) == r.Sum
+	case probeProject:
+		return l.projectSum(r.Path) == r.Sum
 	}
 	// A probe this build does not know: an entry of another version.
 	return false

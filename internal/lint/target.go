@@ -54,8 +54,9 @@ type Target struct {
 	// directory (its path).
 	ModelSource string
 	// ModelByName is set when nothing held ModelID and Model is the
-	// catalog model its name alone suggests (tuner.Catalog.ModelByName):
-	// an assumed input, so every verdict resting on it is at most info.
+	// catalog model its name alone suggests (tuner.Catalog.ModelByName,
+	// or a catalog name a file's path to unreadable weights ends in): an
+	// assumed input, so every verdict resting on it is at most info.
 	ModelByName bool
 	// ModelNamedBy, when ModelByName is set and the name came from a hint
 	// rather than the model the file states (the pod's ai.gke.io/model
@@ -492,6 +493,16 @@ func (l *Linter) resolveTarget(path string, proj *config.Project, w *normalize.W
 	if modelID != "" {
 		t.ModelID, t.ModelFrom = modelID, modelFrom
 		t.Model, t.ModelSource, _ = r.model(modelID, false)
+		if t.Model != nil && t.ModelSource == "catalog" && (modelFrom == "manifest" || modelFrom == "config") && mappedByLastName(t.Model, modelID) {
+			// The catalog matched only the id's last component: a path to
+			// weights gpulint cannot read ("/data/llama-3.2-11b-vision-
+			// instruct"), or another organisation's repository of that
+			// name ("acme/Llama-3.2-11B-Vision-Instruct"). The name, not a
+			// config.json, says which model it holds, so the model is
+			// assumed as any name mapping is (tuner.Catalog.ModelByName). A
+			// flag or project file naming it states it.
+			t.ModelByName = true
+		}
 		if t.Model == nil {
 			if m, _, ok := r.cat.ModelByName(modelID); ok {
 				t.Model, t.ModelSource, t.ModelByName = m, "catalog", true
@@ -1003,4 +1014,19 @@ func launchedShardingAt(acc *relatedDoc) (finding.Range, bool) {
 		}
 	}
 	return finding.Range{}, false
+}
+
+// mappedByLastName reports whether the catalog model m was found for id
+// by id's last path component alone (tuner.Catalog.Model's fallback): id
+// has a "/" and is none of m's id and aliases.
+func mappedByLastName(m *tuner.Model, id string) bool {
+	if !strings.Contains(id, "/") {
+		return false
+	}
+	for _, n := range append([]string{m.ID}, m.Aliases...) {
+		if strings.EqualFold(n, strings.TrimSpace(id)) {
+			return false
+		}
+	}
+	return true
 }

@@ -19,6 +19,10 @@ var standInFamilies = []string{
 // ..."), or "" when the model sizes the optimizer itself.
 func OptimizerStandIn(name string) string {
 	n := strings.ToLower(name)
+	if _, isBnb, _ := bnbOptimizerOf(n); isBnb {
+		// Sized by its own states, or unsized (bnbOptimizerOf).
+		return ""
+	}
 	for _, f := range standInFamilies {
 		if strings.Contains(n, f) {
 			return "sized as " + sizedAs(n) + ": the memory model has no regime for " + name + "'s states"

@@ -201,7 +201,9 @@ func workload(w *normalize.Workload, gpus int, launched *normalize.Workload, fsd
 		return tw, unsized
 	}
 
-	optimizerOf(w, &tw)
+	if !optimizerOf(w, &tw) {
+		return tw, unsized
+	}
 
 	tw.TensorParallel = max(num("parallel.tp"), 1)
 	tw.PipelineParallel = max(num("parallel.pp"), 1)
@@ -238,28 +240,36 @@ func workload(w *normalize.Workload, gpus int, launched *normalize.Workload, fsd
 }
 
 // optimizerOf sets the optimizer a recipe names (lower-cased component or
-// optim name), whether it is paged, and whether it steps in backward.
-func optimizerOf(w *normalize.Workload, tw *tuner.Workload) {
+// optim name), whether it is paged, and whether it steps in backward. It
+// returns false for a bitsandbytes optimizer whose states the memory model
+// does not know (bnbOptimizerOf): the recipe is then unsized.
+func optimizerOf(w *normalize.Workload, tw *tuner.Workload) bool {
 	o, _ := w.Get("optimizer")
 	opt := value.String(o)
-	switch {
-	case strings.Contains(opt, "8bit"):
-		tw.Optimizer = tuner.Adam8bit
-	case strings.Contains(opt, "adafactor"):
-		tw.Optimizer = tuner.Adafactor
-	case strings.Contains(opt, "sgd"):
-		tw.Optimizer = tuner.SGD
+	if b, isBnb, ok := bnbOptimizerOf(opt); isBnb {
+		if !ok {
+			return false
+		}
+		tw.Optimizer, tw.PagedOptimizer, tw.FP32OptimizerStates = b.optimizer, b.paged, b.fp32States
+	} else {
+		switch {
+		case strings.Contains(opt, "8bit"):
+			tw.Optimizer = tuner.Adam8bit
+		case strings.Contains(opt, "adafactor"):
+			tw.Optimizer = tuner.Adafactor
+		case strings.Contains(opt, "sgd"):
+			tw.Optimizer = tuner.SGD
+		}
+		tw.PagedOptimizer = strings.Contains(opt, "paged")
+		// A Trainer optim name of a bnb 32-bit optimizer
+		// (paged_adamw_32bit; transformers' OptimizerNames) keeps fp32
+		// states over bf16 parameters (tuner.Workload.FP32OptimizerStates).
+		tw.FP32OptimizerStates = tw.Optimizer == "" && strings.Contains(opt, "32bit")
 	}
-	tw.PagedOptimizer = strings.Contains(opt, "paged")
-	// bitsandbytes' 32-bit optimizers keep fp32 states over bf16
-	// parameters (tuner.Workload.FP32OptimizerStates): a torchtune
-	// component bitsandbytes.optim.AdamW or PagedAdamW, or a Trainer optim
-	// name of a bnb 32-bit optimizer (paged_adamw_32bit; transformers'
-	// OptimizerNames).
-	tw.FP32OptimizerStates = tw.Optimizer == "" && (strings.HasPrefix(opt, "bitsandbytes.optim.") || strings.Contains(opt, "32bit"))
 	if b, _ := w.Get("optimizer_in_backward"); b == true {
 		tw.OptimizerInBackward = true
 	}
+	return true
 }
 
 // ppoWorkload maps a torchtune PPO recipe (normalize's torchtunePPO) to
@@ -289,7 +299,9 @@ func ppoWorkload(w *normalize.Workload, gpus int) (tuner.Workload, status) {
 	default:
 		return tw, unsized // the recipe refuses fp16 ("RuntimeError: If dtype is set to fp16")
 	}
-	optimizerOf(w, &tw)
+	if !optimizerOf(w, &tw) {
+		return tw, unsized
+	}
 	tw.MicroBatch = micro
 	tw.SeqLen = prompt + gen
 	tw.Checkpointing, _ = get("checkpointing").(bool)

@@ -153,6 +153,64 @@ func TestWorkload(t *testing.T) {
 	}
 }
 
+// Each bitsandbytes optimizer is sized by its own states: one-state
+// classes (Lion, SGD with momentum, RMSprop, Adagrad, LARS) keep one fp32
+// state or one byte, two-state classes two, paged ones page; a class whose
+// states the memory model does not know (AdEMAMix's three) is unsized,
+// not sized as 32-bit Adam.
+func TestBitsandbytesOptimizers(t *testing.T) {
+	torchtune := func(class string) string {
+		return "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\nbatch_size: 2\ndtype: bf16\noptimizer:\n  _component_: bitsandbytes.optim." + class + "\n"
+	}
+	trainer := func(optim string) string {
+		return "model_name_or_path: m\nper_device_train_batch_size: 1\nbf16: true\noptim: " + optim + "\n"
+	}
+	type opt struct {
+		o            tuner.Optimizer
+		paged, fp32s bool
+	}
+	tests := []struct {
+		name, recipe string
+		want         opt
+		ok           bool
+	}{
+		{"Lion", torchtune("Lion"), opt{o: tuner.SGD, fp32s: true}, true},
+		{"Lion32bit", torchtune("Lion32bit"), opt{o: tuner.SGD, fp32s: true}, true},
+		{"Lion8bit", torchtune("Lion8bit"), opt{o: tuner.OneState8bit}, true},
+		{"PagedLion8bit", torchtune("PagedLion8bit"), opt{o: tuner.OneState8bit, paged: true}, true},
+		{"SGD8bit", torchtune("SGD8bit"), opt{o: tuner.OneState8bit}, true},
+		{"SGD", torchtune("SGD"), opt{o: tuner.SGD, fp32s: true}, true},
+		{"RMSprop8bit", torchtune("RMSprop8bit"), opt{o: tuner.OneState8bit}, true},
+		{"Adagrad32bit", torchtune("Adagrad32bit"), opt{o: tuner.SGD, fp32s: true}, true},
+		{"LAMB8bit", torchtune("LAMB8bit"), opt{o: tuner.Adam8bit}, true},
+		{"PagedAdamW", torchtune("PagedAdamW"), opt{paged: true, fp32s: true}, true},
+		{"Adam8bit", torchtune("Adam8bit"), opt{o: tuner.Adam8bit}, true},
+		{"AdEMAMix8bit is unsized", torchtune("AdEMAMix8bit"), opt{}, false},
+		{"PagedAdEMAMix is unsized", torchtune("PagedAdEMAMix"), opt{}, false},
+		{"Trainer lion_8bit", trainer("lion_8bit"), opt{o: tuner.OneState8bit}, true},
+		{"Trainer paged_lion_32bit", trainer("paged_lion_32bit"), opt{o: tuner.SGD, paged: true, fp32s: true}, true},
+		{"Trainer rmsprop_bnb_8bit", trainer("rmsprop_bnb_8bit"), opt{o: tuner.OneState8bit}, true},
+		{"Trainer rmsprop_bnb", trainer("rmsprop_bnb"), opt{o: tuner.SGD, fp32s: true}, true},
+		{"Trainer paged_adamw_32bit", trainer("paged_adamw_32bit"), opt{paged: true, fp32s: true}, true},
+		{"Trainer adamw_bnb_8bit", trainer("adamw_bnb_8bit"), opt{o: tuner.Adam8bit}, true},
+		{"Trainer paged_ademamix_8bit is unsized", trainer("paged_ademamix_8bit"), opt{}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := recipe.Workload(recipeWorkload(t, tc.recipe), 1)
+			if ok != tc.ok {
+				t.Fatalf("sized = %v, want %v", ok, tc.ok)
+			}
+			if !ok {
+				return
+			}
+			if g := (opt{got.Optimizer, got.PagedOptimizer, got.FP32OptimizerStates}); g != tc.want {
+				t.Errorf("optimizer %+v, want %+v", g, tc.want)
+			}
+		})
+	}
+}
+
 // A comment's sharding sizes a multi-GPU full fine-tune the recipe leaves
 // to its launcher; the recipe's own DeepSpeed config or FSDP keys win.
 func TestWorkloadAssuming(t *testing.T) {
@@ -295,6 +353,11 @@ func TestOptimizerStandIn(t *testing.T) {
 		{"paged_adamw_8bit", ""},
 		{"adafactor", ""},
 		{"torch.optim.adamw", ""},
+		// bitsandbytes' Lion and RMSprop are sized by their own states.
+		{"lion_8bit", ""},
+		{"bitsandbytes.optim.lion", ""},
+		{"rmsprop_bnb_32bit", ""},
+		{"rmsprop", "sized as AdamW: the memory model has no regime for rmsprop's states"},
 	}
 	for _, tc := range tests {
 		if got := recipe.OptimizerStandIn(tc.name); got != tc.want {
