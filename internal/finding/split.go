@@ -107,9 +107,17 @@ func topLevel(s, sep string) []string {
 func dropAsides(s string) (string, []string) {
 	var b strings.Builder
 	var asides []string
-	depth, open := 0, 0
+	depth, open, literal := 0, 0, 0
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
+		case depth == 0 && c == '(' && (literal > 0 || i > 0 && s[i-1] == '$'):
+			// $(VAR) is a Kubernetes or shell reference, part of the text,
+			// not an aside: gs://$(MODEL_BUCKET_NAME)/qwen stays whole.
+			literal++
+			b.WriteByte(c)
+		case depth == 0 && c == ')' && literal > 0:
+			literal--
+			b.WriteByte(c)
 		case c == '(':
 			if depth == 0 {
 				open = i

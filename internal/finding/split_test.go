@@ -18,6 +18,12 @@ func TestSplit(t *testing.T) {
 	}{
 		{name: "short message stays whole", msg: "train_batch_size is 48 but 8 × 2 × 4 = 64"},
 		{
+			name:        "a $(VAR) reference is text, not an aside",
+			msg:         "max_model_len 32768 → 22528 for gs://$(MODEL_BUCKET_NAME)/qwen/qwen3-32b (mapped by name from the path)" + strings.Repeat(", and more", 5) + "; assumes the model",
+			wantSummary: "max_model_len 32768 → 22528 for gs://$(MODEL_BUCKET_NAME)/qwen/qwen3-32b" + strings.Repeat(", and more", 5) + "; assumes the model",
+			wantDetails: []string{"mapped by name from the path", "assumes the model"},
+		},
+		{
 			name:        "a dropped aside leaves no space before punctuation",
 			msg:         "num-shard 4 needs 4 GPUs but the server gets 2 (its nvidia.com/gpu limit): TGI starts one shard per GPU" + strings.Repeat(", and more", 5) + "; and fails at start-up",
 			wantSummary: "num-shard 4 needs 4 GPUs but the server gets 2: TGI starts one shard per GPU" + strings.Repeat(", and more", 5),
