@@ -136,35 +136,19 @@ func (t Target) estimateOpen(w *normalize.Workload, tt tuner.Target) (map[string
 	}
 	open := map[string]any{"input": input, "alternatives": list, "agree": agree, "capacity": capacity}
 	if agree {
-		what := map[string]string{
-			verdictFits:  "fits",
-			verdictTight: "leaves under the headroom free on",
-			verdictOver:  "exceeds",
-		}[rs[0].verdict]
+		what := agreedWords(rs[0].verdict)
 		open["note"] = fmt.Sprintf("the estimate %s %s (%s each) under every %s the launch may use: %s; the recipe states none",
 			what, gpus, gib(capacity), input, joinOr(all))
 		// Only the verdict itself holds for every value: the advice that
 		// reads a fitting micro batch, the ZeRO stages or the recipe's
 		// alternatives (checkpointing off, LoRA) would rest on one of them.
-		out := maps.Clone(rs[least].est)
-		for _, k := range []string{"max_micro_batch", "stages", "alternatives"} {
-			delete(out, k)
-		}
+		out := verdictOnly(rs[least].est)
 		out["summary"] = fmt.Sprintf("%s, with %s, the least of every %s the launch may use (%s; the recipe states none)",
 			out["summary"], rs[least].label, input, strings.Join(all, ", "))
 		out["open"] = open
 		return out, rs[least].mem
 	}
-	var parts []string
-	if v := byVerdict[verdictFits]; len(v) > 0 {
-		parts = append(parts, "fits "+joinOr(v))
-	}
-	if v := byVerdict[verdictTight]; len(v) > 0 {
-		parts = append(parts, fmt.Sprintf("leaves under %.0f%% free %s", t.headroom()*100, joinOr(v)))
-	}
-	if v := byVerdict[verdictOver]; len(v) > 0 {
-		parts = append(parts, "does not fit "+joinOr(v))
-	}
+	parts := splitVerdicts(byVerdict, t.headroom(), "")
 	open["note"] = fmt.Sprintf("on %s (%s each) the estimate %s; the recipe states no %s, so its launcher decides",
 		gpus, gib(capacity), joinAnd(parts), input)
 	open["settle"] = "state the sharding its launcher uses in the recipe: the DeepSpeed config it runs (deepspeed:) or its FSDP settings (fsdp:)"
@@ -370,31 +354,15 @@ func (t Target) estimateGPUVariants(w *normalize.Workload, tw tuner.Workload, es
 	}
 	open := map[string]any{"input": "gpu", "alternatives": list, "agree": agree, "capacity": rs[0].capacity}
 	if agree {
-		what := map[string]string{
-			verdictFits:  "fits",
-			verdictTight: "leaves under the headroom free on",
-			verdictOver:  "exceeds",
-		}[rs[0].verdict]
+		what := agreedWords(rs[0].verdict)
 		open["note"] = fmt.Sprintf("the estimate %s every GPU %s: %s%s", what, c.may, strings.Join(all, ", "), c.tail)
-		out := maps.Clone(est)
-		for _, k := range []string{"max_micro_batch", "stages", "alternatives"} {
-			delete(out, k)
-		}
+		out := verdictOnly(est)
 		out["summary"] = fmt.Sprintf("%s, on %s, the least of the GPUs %s (%s)",
 			out["summary"], rs[0].name, c.may, strings.Join(all, ", "))
 		out["open"] = open
 		return out, mem
 	}
-	var parts []string
-	if v := byVerdict[verdictFits]; len(v) > 0 {
-		parts = append(parts, "fits "+joinOr(v))
-	}
-	if v := byVerdict[verdictTight]; len(v) > 0 {
-		parts = append(parts, fmt.Sprintf("leaves under %.0f%% free on %s", t.headroom()*100, joinOr(v)))
-	}
-	if v := byVerdict[verdictOver]; len(v) > 0 {
-		parts = append(parts, "does not fit "+joinOr(v))
-	}
+	parts := splitVerdicts(byVerdict, t.headroom(), "on ")
 	open["note"] = fmt.Sprintf("%s, and the estimate %s (%s)", c.open, joinAnd(parts), strings.Join(all, ", "))
 	open["settle"] = c.settle
 	return map[string]any{"open": open}, nil
@@ -458,33 +426,55 @@ func (t Target) estimateSetups(w *normalize.Workload) (map[string]any, *finding.
 	}
 	open := map[string]any{"input": "setup", "alternatives": list, "agree": agree, "capacity": rs[least].capacity}
 	if agree {
-		what := map[string]string{
-			verdictFits:  "fits",
-			verdictTight: "leaves under the headroom free on",
-			verdictOver:  "exceeds",
-		}[rs[0].verdict]
+		what := agreedWords(rs[0].verdict)
 		open["note"] = fmt.Sprintf("the estimate %s every setup the recipe's comment names: %s", what, strings.Join(all, ", "))
 		open["capacity"] = rs[0].capacity
-		out := maps.Clone(first)
-		for _, k := range []string{"max_micro_batch", "stages", "alternatives"} {
-			delete(out, k)
-		}
+		out := verdictOnly(first)
 		out["summary"] = fmt.Sprintf("%s, on %s, the first of the setups the recipe's comment names (%s)",
 			out["summary"], rs[0].label, strings.Join(all, ", "))
 		out["open"] = open
 		return out, firstMem
 	}
+	parts := splitVerdicts(byVerdict, t.headroom(), "on ")
+	open["note"] = fmt.Sprintf("the recipe's comment names several setups, and the estimate %s (%s)", joinAnd(parts), strings.Join(all, ", "))
+	open["settle"] = "state the GPU and the GPU count the recipe runs on: --gpu and --gpus, or targets.gpu and targets.gpus"
+	return map[string]any{"open": open}, nil
+}
+
+// agreedWords says what the estimate does on every alternative when they
+// all agree.
+func agreedWords(verdict string) string {
+	return map[string]string{
+		verdictFits:  "fits",
+		verdictTight: "leaves under the headroom free on",
+		verdictOver:  "exceeds",
+	}[verdict]
+}
+
+// splitVerdicts says what the estimate does under alternatives that
+// disagree: those it fits, those it leaves under the headroom free
+// (tightPrep before them: "" or "on "), those it does not fit.
+func splitVerdicts(byVerdict map[string][]string, headroom float64, tightPrep string) []string {
 	var parts []string
 	if v := byVerdict[verdictFits]; len(v) > 0 {
 		parts = append(parts, "fits "+joinOr(v))
 	}
 	if v := byVerdict[verdictTight]; len(v) > 0 {
-		parts = append(parts, fmt.Sprintf("leaves under %.0f%% free on %s", t.headroom()*100, joinOr(v)))
+		parts = append(parts, fmt.Sprintf("leaves under %.0f%% free %s%s", headroom*100, tightPrep, joinOr(v)))
 	}
 	if v := byVerdict[verdictOver]; len(v) > 0 {
 		parts = append(parts, "does not fit "+joinOr(v))
 	}
-	open["note"] = fmt.Sprintf("the recipe's comment names several setups, and the estimate %s (%s)", joinAnd(parts), strings.Join(all, ", "))
-	open["settle"] = "state the GPU and the GPU count the recipe runs on: --gpu and --gpus, or targets.gpu and targets.gpus"
-	return map[string]any{"open": open}, nil
+	return parts
+}
+
+// verdictOnly is an estimate every alternative agrees on, less the advice
+// that would rest on one of them: a fitting micro batch, the ZeRO stages,
+// the recipe's own alternatives.
+func verdictOnly(est map[string]any) map[string]any {
+	out := maps.Clone(est)
+	for _, k := range []string{"max_micro_batch", "stages", "alternatives"} {
+		delete(out, k)
+	}
+	return out
 }
