@@ -2,10 +2,13 @@ package lint_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/lint"
@@ -102,3 +105,67 @@ func TestOutermostProjectBoundsWithoutGit(t *testing.T) {
 	}
 }
 
+// The recipe a Job launches is sized under its own project file (the
+// nearest above it), though the run lints only the Job and never saw the
+// recipe's directory: the Job's sizing equals the one of a run that also
+// lints the recipe.
+func TestLaunchedRecipeUsesItsOwnProject(t *testing.T) {
+	dir := nestedProjectRepo(t, "targets:\n  - paths: [\"*.yaml\"]\n    cuda_context: 4000\n", nil)
+	job := filepath.Join(dir, "k8s", "job.yaml")
+	recipe := filepath.Join(dir, "train", "run.yaml")
+	alone := sizingOf(t, lintWithProjects(t, []string{job}), job)
+	both := sizingOf(t, lintWithProjects(t, []string{job, recipe}), job)
+	if alone == nil || both == nil {
+		t.Fatalf("the Job is not sized (alone %v, with the recipe %v)", alone != nil, both != nil)
+	}
+	if alone.PerGPUBytes != both.PerGPUBytes {
+		t.Errorf("linted alone, the Job's sizing needs %d bytes per GPU; with the recipe in the run, %d: the recipe's own project file (cuda_context 4000) was not applied", alone.PerGPUBytes, both.PerGPUBytes)
+	}
+	// The case shows something only if the recipe's project file moves
+	// the figure.
+	plain := nestedProjectRepo(t, "fail-on: warning\n", nil)
+	pj := filepath.Join(plain, "k8s", "job.yaml")
+	if z := sizingOf(t, lintWithProjects(t, []string{pj}), pj); z == nil || z.PerGPUBytes == both.PerGPUBytes {
+		t.Fatalf("the recipe's cuda_context leaves the Job's sizing as it was; the case shows nothing")
+	}
+}
+
+// The recipe's project file, found only through the launch, is part of
+// what a cached result of the Job rests on: warm, then change it, and the
+// warm run must equal a cold one.
+func TestCacheLaunchedRecipesOwnProject(t *testing.T) {
+	project := func(mib int) string {
+		return fmt.Sprintf("targets:\n  - paths: [\"*.yaml\"]\n    cuda_context: %d\n", mib)
+	}
+	dir := nestedProjectRepo(t, project(500), nil)
+	job := filepath.Join(dir, "k8s", "job.yaml")
+	cache := lint.NewCache(t.TempDir(), []byte("test"))
+	run := func(c *lint.Cache) string {
+		t.Helper()
+		ps, err := config.LoadSet([]string{job}, normalize.NewValidator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := newLinter(t, lint.Options{Cache: c, Projects: ps}).Run(context.Background(), []string{job})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resultText(t, dir, res)
+	}
+	before := run(nil)
+	for range 2 {
+		if got := run(cache); got != before {
+			t.Fatalf("run with the cache differs from a cold run:\n%s", cmp.Diff(before, got))
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "train", ".gpulint.yaml"), []byte(project(4000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after := run(nil)
+	if after == before {
+		t.Fatalf("the recipe's project file leaves a cold run's answer as it was; the case shows nothing:\n%s", before)
+	}
+	if got := run(cache); got != after {
+		t.Errorf("warm run after the recipe's project file changed is stale (-cold +warm):\n%s", cmp.Diff(after, got))
+	}
+}
