@@ -37,7 +37,8 @@ type Options struct {
 	FileTimeout, RunTimeout time.Duration
 	// Project, when set, overrides the .gpulint.yaml found by walking up.
 	Project *config.Project
-	// Projects are the project files found above the run's files.
+	// Projects are the project files found above the run's files; a
+	// file read as context gets the nearest one above it too (Set.Find).
 	Projects *config.Set
 	// Cache, when set, returns stored results for unchanged inputs.
 	Cache *Cache
