@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gpulint/gpulint/internal/finding"
@@ -450,63 +451,88 @@ func matchParts(g, p []string) bool {
 	return len(p) == 0
 }
 
-// Set holds the project files found above a run's files, keyed by
-// directory.
+// Set holds the project files that apply to a run's files, keyed by
+// directory. Each file is governed by the nearest project file above it
+// (README "The target"), wherever the file is: a file the run does not
+// lint but reads as context (the recipe a manifest launches, the
+// DeepSpeed file a recipe names) is sized under its own project file,
+// found by Find on first use. A Set is safe for concurrent use.
 type Set struct {
-	byDir map[string]*Project
+	v      *normalize.Validator
+	mu     sync.Mutex
+	byDir  map[string]*Project
+	loaded map[string]*Project
 }
 
 // LoadSet finds and loads the project file above each file. An
 // invalid project file is an error: the run cannot know its settings.
 func LoadSet(files []string, v *normalize.Validator) (*Set, error) {
-	ps := &Set{byDir: map[string]*Project{}}
-	loaded := map[string]*Project{}
+	ps := &Set{v: v, byDir: map[string]*Project{}, loaded: map[string]*Project{}}
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	for _, f := range files {
 		abs, err := filepath.Abs(f)
 		if err != nil {
 			return nil, fmt.Errorf("resolve %s: %w", f, err)
 		}
-		dir := filepath.Dir(abs)
-		var chain []string
-		var found *Project
-		for d := dir; ; d = filepath.Dir(d) {
-			if p, ok := ps.byDir[d]; ok {
-				found = p
-				break
-			}
-			chain = append(chain, d)
-			var pf string
-			for _, name := range FileNames {
-				if st, err := os.Stat(filepath.Join(d, name)); err == nil && st.Mode().IsRegular() {
-					pf = filepath.Join(d, name)
-					break
-				}
-			}
-			if pf != "" {
-				p, ok := loaded[pf]
-				if !ok {
-					p, err = Load(pf, v)
-					if err != nil {
-						return nil, err
-					}
-					loaded[pf] = p
-				}
-				found = p
-				break
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-		for _, d := range chain {
-			ps.byDir[d] = found
+		if _, err := ps.find(filepath.Dir(abs)); err != nil {
+			return nil, err
 		}
 	}
 	return ps, nil
 }
 
+// find returns the nearest project file above dir, loading it once and
+// remembering the answer for every directory on the way; ps.mu is held.
+func (ps *Set) find(dir string) (*Project, error) {
+	var chain []string
+	var found *Project
+	for d := dir; ; d = filepath.Dir(d) {
+		if p, ok := ps.byDir[d]; ok {
+			found = p
+			break
+		}
+		chain = append(chain, d)
+		var pf string
+		for _, name := range FileNames {
+			if st, err := os.Stat(filepath.Join(d, name)); err == nil && st.Mode().IsRegular() {
+				pf = filepath.Join(d, name)
+				break
+			}
+		}
+		if pf != "" {
+			p, ok := ps.loaded[pf]
+			if !ok {
+				var err error
+				p, err = Load(pf, ps.v)
+				if err != nil {
+					// Remembered as none, so a later lookup neither
+					// reads it again nor answers otherwise.
+					ps.loaded[pf] = nil
+					for _, d := range chain {
+						ps.byDir[d] = nil
+					}
+					return nil, err
+				}
+				ps.loaded[pf] = p
+			}
+			found = p
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	for _, d := range chain {
+		ps.byDir[d] = found
+	}
+	return found, nil
+}
+
 // PolicyDirs returns the custom policy directories of every project file.
 func (ps *Set) PolicyDirs() []string {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	seen := map[*Project]bool{}
 	var out []string
 	for _, d := range value.SortedKeys(ps.byDir) {
@@ -522,6 +548,8 @@ func (ps *Set) PolicyDirs() []string {
 
 // RunTimeout is the first run-timeout any project file sets (0: none).
 func (ps *Set) RunTimeout() time.Duration {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	for _, d := range value.SortedKeys(ps.byDir) {
 		if p := ps.byDir[d]; p != nil && p.Limits.RunTimeout > 0 {
 			return p.Limits.RunTimeout
@@ -534,6 +562,8 @@ func (ps *Set) RunTimeout() time.Duration {
 // none). The limit bounds the whole process, so the strictest project
 // file holds for the run.
 func (ps *Set) PolicyMemory() int64 {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	var out int64
 	for _, p := range ps.byDir {
 		if p != nil && p.Limits.PolicyMemory > 0 && (out == 0 || p.Limits.PolicyMemory < out) {
@@ -543,18 +573,31 @@ func (ps *Set) PolicyMemory() int64 {
 	return out
 }
 
-// Find returns the project for a file path (nil when none).
+// Find returns the project for a file path (nil when none): the one
+// LoadSet found for a run's file, else the nearest project file above
+// path, loaded now. A project file found this way that does not load
+// governs only files the run reads as context, never lints, so there is
+// no file to report its error on: such a file is read with no project
+// file, as if it had none.
 func (ps *Set) Find(path string) *Project {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil
 	}
-	return ps.byDir[filepath.Dir(abs)]
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p, err := ps.find(filepath.Dir(abs))
+	if err != nil {
+		return nil
+	}
+	return p
 }
 
 // Projects returns the distinct project files of the set, in the order of
 // their directories.
 func (ps *Set) Projects() []*Project {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
 	seen := map[*Project]bool{}
 	var out []*Project
 	for _, d := range value.SortedKeys(ps.byDir) {

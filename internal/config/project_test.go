@@ -203,3 +203,36 @@ func TestLoadReadsVersionAsWritten(t *testing.T) {
 		})
 	}
 }
+
+// A file the run does not lint (a recipe a manifest launches) is governed
+// by the nearest project file above it too, though LoadSet never saw its
+// directory; a broken one found that way reads as none.
+func TestSetFindsProjectOfUnlistedFile(t *testing.T) {
+	dir := t.TempDir()
+	root := writeProject(t, dir, "fail-on: error\n")
+	train := writeProject(t, filepath.Join(dir, "train"), "fail-on: warning\n")
+	writeProject(t, filepath.Join(dir, "broken"), "fail-on: [\n")
+	ps, err := LoadSet([]string{filepath.Join(dir, "k8s", "job.yaml")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{filepath.Join(dir, "k8s", "job.yaml"), root},
+		{filepath.Join(dir, "train", "run.yaml"), train},
+		{filepath.Join(dir, "train", "sub", "ds.json"), train},
+		{filepath.Join(dir, "other", "ds.json"), root},
+	} {
+		p := ps.Find(tc.file)
+		if p == nil || p.Path != tc.want {
+			t.Errorf("Find(%s) = %v, want %s", tc.file, p, tc.want)
+		}
+	}
+	for range 2 {
+		if p := ps.Find(filepath.Join(dir, "broken", "ds.json")); p != nil {
+			t.Errorf("Find under a project file that does not load = %s, want none", p.Path)
+		}
+	}
+	if got := len(ps.Projects()); got != 2 {
+		t.Errorf("Projects() holds %d project files, want the 2 that loaded", got)
+	}
+}

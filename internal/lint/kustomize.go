@@ -2,7 +2,6 @@ package lint
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -48,23 +47,14 @@ func (l *Linter) kustomizeBuild(k string, lim source.Limits) *kustomize.Build {
 	return b
 }
 
-// repoRoot is the repository a kustomization belongs to: the nearest
-// directory above it holding .git or .gpulint.yaml; else fallback. A base
-// of an overlay usually lies beside the overlay's directory, above the
-// launch graph's reach.
+// repoRoot is the repository a kustomization belongs to: repoBoundary at
+// any depth above it; else fallback. A base of an overlay usually lies
+// beside the overlay's directory, above the launch graph's reach.
 func repoRoot(k, fallback string) string {
-	for d := filepath.Dir(k); ; {
-		for _, marker := range []string{".git", ".gpulint.yaml"} {
-			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
-				return d
-			}
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return fallback
-		}
-		d = up
+	if r := repoBoundary(filepath.Dir(k), -1); r != "" {
+		return r
 	}
+	return fallback
 }
 
 // composedFindings sizes the workloads of the kustomization in path's

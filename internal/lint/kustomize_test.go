@@ -148,6 +148,21 @@ func TestKustomizeOverlay(t *testing.T) {
 			wantFinding: "VLLM003",
 		},
 		{
+			name: "a project file above the overlays does not cut them off the base beside them",
+			files: map[string]string{
+				"base/kustomization.yaml":        "resources:\n  - deployment.yaml\n",
+				"base/deployment.yaml":           kustomizeBase,
+				"overlays/.gpulint.yaml":         "fail-on: error\n",
+				"overlays/l4/kustomization.yaml": overlay,
+				"overlays/l4/patch-gpu.yaml":     kustomizePatch,
+				"overlays/l4/runtime.env":        "MODEL_ID=meta-llama/Llama-3.1-8B-Instruct\nMAX_MODEL_LEN=131072\n",
+			},
+			want: map[string]string{
+				"overlays/l4/patch-gpu.yaml": "L4 gs://$(BUCKET)/meta-llama/Llama-3.1-8B-Instruct kustomization@overlays/l4/kustomization.yaml:1 base@base/deployment.yaml:8 patch@overlays/l4/patch-gpu.yaml:1 env@overlays/l4/runtime.env:1",
+			},
+			wantFinding: "VLLM003",
+		},
+		{
 			name: "a missing base and a remote one leave nothing to size",
 			files: map[string]string{
 				"overlays/l4/kustomization.yaml": "resources:\n  - ../../nowhere\n  - https://github.com/acme/base//vllm?ref=v1\nconfigMapGenerator:\n  - name: runtime\n    envs:\n      - runtime.env\npatches:\n  - path: patch-gpu.yaml\n",

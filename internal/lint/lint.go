@@ -37,14 +37,16 @@ type Options struct {
 	FileTimeout, RunTimeout time.Duration
 	// Project, when set, overrides the .gpulint.yaml found by walking up.
 	Project *config.Project
-	// Projects are the project files found above the run's files.
+	// Projects are the project files found above the run's files; a
+	// file read as context gets the nearest one above it too (Set.Find).
 	Projects *config.Set
 	// Cache, when set, returns stored results for unchanged inputs.
 	Cache *Cache
 	// Root bounds the launch scripts and manifests read as context for a
 	// config (related_launch.go): none above it is read. Empty: the
-	// nearest directory holding .git or .gpulint.yaml a few levels above
-	// each config, else the config's own directory.
+	// repository a few levels above each config (the nearest directory
+	// holding .git, else the outermost holding a project file; a nested
+	// project file does not bound it), else the config's own directory.
 	Root string
 	// Walked are the directories the run walked whole (absolute): an
 	// ignore entry with a wildcard is judged unused only when a walk

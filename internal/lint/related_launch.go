@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gpulint/gpulint/internal/cmdline"
+	"github.com/gpulint/gpulint/internal/config"
 	"github.com/gpulint/gpulint/internal/finding"
 	"github.com/gpulint/gpulint/internal/kube"
 	"github.com/gpulint/gpulint/internal/normalize"
@@ -30,8 +31,9 @@ import (
 // Which directories are read: the config's own directory and each one
 // above it up to the lint root, each with its direct subdirectories (a
 // scripts/ or k8s/ folder beside the configs). The root is Options.Root,
-// else the nearest directory within rootLevels above the config holding
-// .git or .gpulint.yaml, else the config's own directory.
+// else the repository within rootLevels above the config (repoBoundary:
+// the nearest directory holding .git, else the outermost holding a
+// project file), else the config's own directory.
 
 const (
 	rootLevels     = 3
@@ -98,8 +100,7 @@ type launchLink struct {
 }
 
 // repoRoot returns the repository above abs: Options.Root when it holds
-// abs, else the nearest directory above holding .git or .gpulint.yaml at
-// any depth, else rootFor's answer. A cluster's node pools are the whole
+// abs, else repoBoundary at any depth, else rootFor's answer. A cluster's node pools are the whole
 // repository's (infra/ beside blueprints/inference/gpu/<app>/), so a
 // pool lookup reaches the repository root even where the launch graph,
 // bounded by rootLevels, does not.
@@ -126,18 +127,46 @@ func (l *Linter) findRepoRoot(abs string) string {
 			return r
 		}
 	}
-	for d := filepath.Dir(abs); ; {
-		for _, marker := range []string{".git", ".gpulint.yaml"} {
-			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
-				return d
+	if r := repoBoundary(filepath.Dir(abs), -1); r != "" {
+		return r
+	}
+	return l.rootFor(abs)
+}
+
+// repoBoundary returns the directory that bounds the repository holding
+// dir, looking at most levels above it (levels < 0: up to the filesystem
+// root): the nearest directory holding .git; when none does, the
+// outermost one holding a project file; "" when neither.
+//
+// A project file is not a repository's edge. It states settings for the
+// files below it (the nearest one above each file applies, README "The
+// target"), and a repository may hold several: one at its root and one
+// per team under train/ or serve/. The manifests in k8s/ still launch the
+// recipes in train/, so stopping at train/.gpulint.yaml would cut that
+// edge and lose the manifest's sizing. Only .git (a directory, or the
+// file of a worktree or submodule) says where a repository ends; without
+// one, the outermost project file is the widest directory the user has
+// claimed as one project.
+func repoBoundary(dir string, levels int) string {
+	outer := ""
+	d := dir
+	for i := 0; levels < 0 || i <= levels; i++ {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		for _, name := range config.FileNames {
+			if st, err := os.Stat(filepath.Join(d, name)); err == nil && st.Mode().IsRegular() {
+				outer = d
+				break
 			}
 		}
 		up := filepath.Dir(d)
 		if up == d {
-			return l.rootFor(abs)
+			break
 		}
 		d = up
 	}
+	return outer
 }
 
 // rootFor returns the lint root above path, found once per directory
@@ -165,18 +194,8 @@ func (l *Linter) findRoot(dir string) string {
 			return r
 		}
 	}
-	d := dir
-	for range rootLevels + 1 {
-		for _, marker := range []string{".git", ".gpulint.yaml"} {
-			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
-				return d
-			}
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			break
-		}
-		d = up
+	if r := repoBoundary(dir, rootLevels); r != "" {
+		return r
 	}
 	return dir
 }
