@@ -63,7 +63,8 @@ type podGPU struct {
 	gpus      int
 	gpusAt    finding.Range
 	// hinted is the one GPU the pod's other node hints (GKE accelerator,
-	// instance type) agree on when it names no product, at hintedAt.
+	// instance type, or a gpu.memory total only one catalog GPU has: nodeGPU)
+	// agree on when it names no product, at hintedAt.
 	hinted   string
 	hintedAt finding.Range
 }
@@ -350,7 +351,7 @@ func manifestLaunches(p string, data []byte, lim source.Limits) []launchEdge {
 				pg := &podGPU{src: rs, product: pod.Product, gpus: int(c.GPU)}
 				if pod.Product != "" {
 					pg.productAt = at(pod.ProductAt)
-				} else if name, hp, ok := hintedGPU(pod.Hints); ok {
+				} else if name, hp, ok := nodeGPU(pod.Hints); ok {
 					pg.hinted, pg.hintedAt = name, at(hp)
 				}
 				if c.GPU > 0 {

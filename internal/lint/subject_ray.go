@@ -338,7 +338,7 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 			}
 		}
 		rayIn := l.acceleratorConflict(s, h, eng, locate, em)
-		if _, _, hinted := hintedGPU(h.Hints); h.Product == "" && !hinted && eng.Accelerator != "" {
+		if _, _, hinted := nodeGPU(h.Hints); h.Product == "" && !hinted && eng.Accelerator != "" {
 			if _, known := l.deps.Targets.gpu(eng.Accelerator); known {
 				r := em.whole
 				if ar, ok := locate(eng.AcceleratorAt); ok {
@@ -376,7 +376,7 @@ func (l *Linter) rayEngineSubjects(s *subject, pods []kube.Pod, proj *config.Pro
 
 // acceleratorConflict renders input.ray for an engine whose Ray
 // accelerator_type names another GPU than the GPU worker group's nodes
-// (its product label or hardware hints): Ray Serve LLM and ray.data.llm
+// (its product label or hardware hints, nodeGPU): Ray Serve LLM and ray.data.llm
 // ask for the accelerator_type:<name> resource Ray sets on nodes with that
 // GPU, so no node of the group can take the replica. Both places are
 // added to the subject's locations (accelerator-type, ray-node-gpu). nil
@@ -391,7 +391,7 @@ func (l *Linter) acceleratorConflict(s *subject, h targetHints, eng ray.Engine, 
 	}
 	var node string
 	var nodeAt finding.Range
-	switch name, at, hinted := hintedGPU(h.Hints); {
+	switch name, at, hinted := nodeGPU(h.Hints); {
 	case h.Product != "":
 		pl, ok := l.deps.Targets.gpu(h.Product)
 		if !ok || h.ProductAt == nil {

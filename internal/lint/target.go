@@ -607,6 +607,26 @@ func memoryHint(hints []kube.NodeHint) (gpus []string, at []any, by string, ok b
 	return gpus, at, by, ok
 }
 
+// nodeGPU is the one GPU a pod's hardware hints settle: hintedGPU's, or,
+// when the pod states no other hint the table knows, the one catalog GPU
+// its nvidia.com/gpu.memory statements name (memoryHint), at the first of
+// them. Several memory candidates settle no one GPU here: a Target takes
+// them as candidates (takeMemoryCandidates).
+func nodeGPU(hints []kube.NodeHint) (string, []any, bool) {
+	if name, at, ok := hintedGPU(hints); ok {
+		return name, at, true
+	}
+	for _, h := range hints {
+		if !h.Unknown() && h.Label != kube.GPUMemoryLabel {
+			return "", nil, false // other hints that disagree settle nothing
+		}
+	}
+	if gpus, at, _, ok := memoryHint(hints); ok && len(gpus) == 1 {
+		return gpus[0], at, true
+	}
+	return "", nil, false
+}
+
 // takeMemoryCandidates gives a target that no product label or other
 // hint settles the GPUs its nvidia.com/gpu.memory selector names: the
 // least of them as its GPU, all as candidates. GPUs that differ in what
