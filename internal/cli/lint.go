@@ -198,7 +198,8 @@ func prepareRun(f *Factory, paths []string, t TargetFlags, workers int) (*lint.L
 		return nil, lint.Collection{}, nil, &usageError{err}
 	}
 	lopts := lint.Options{GPU: t.GPU, GPUs: t.GPUs, Model: t.Model, Workers: workers,
-		FileTimeout: t.Timeout, RunTimeout: t.RunTimeout, HFCache: hfHubCache(f.Env)}
+		FileTimeout: t.Timeout, RunTimeout: t.RunTimeout, HFCache: hfHubCache(f.Env),
+		Home: f.Env.get("HOME")}
 	lopts.Limits.MaxBytes = t.MaxBytes
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {

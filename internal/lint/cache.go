@@ -88,6 +88,8 @@ func Salt(version string, assets []fs.FS, opts Options) ([]byte, error) {
 		}
 	}
 	fmt.Fprintf(h, "gpu=%q gpus=%d model=%q limits=%+v timeout=%s\n", opts.GPU, opts.GPUs, opts.Model, opts.Limits, opts.FileTimeout)
+	// The home directory bounds the repository walk (repoBoundary).
+	fmt.Fprintf(h, "home=%q\n", opts.Home)
 	if st, err := os.Stat(opts.Model); err == nil && st.IsDir() {
 		// A local model directory: its config and the size and time of
 		// every file (safetensors headers are read from them).

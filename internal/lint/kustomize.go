@@ -42,7 +42,7 @@ func (l *Linter) kustomizeBuild(k string, lim source.Limits) *kustomize.Build {
 	if b, ok := ri.builds[k]; ok {
 		return b
 	}
-	b := kustomize.BuildFile(k, kustomize.Options{Root: repoRoot(k, l.rootFor(k)), Limits: lim})
+	b := kustomize.BuildFile(k, kustomize.Options{Root: repoRoot(k, l.rootFor(k), l.home()), Limits: lim})
 	ri.builds[k] = b
 	return b
 }
@@ -50,8 +50,8 @@ func (l *Linter) kustomizeBuild(k string, lim source.Limits) *kustomize.Build {
 // repoRoot is the repository a kustomization belongs to: repoBoundary at
 // any depth above it; else fallback. A base of an overlay usually lies
 // beside the overlay's directory, above the launch graph's reach.
-func repoRoot(k, fallback string) string {
-	if r := repoBoundary(filepath.Dir(k), -1); r != "" {
+func repoRoot(k, fallback, home string) string {
+	if r := repoBoundary(filepath.Dir(k), -1, home); r != "" {
 		return r
 	}
 	return fallback

@@ -48,6 +48,12 @@ type Options struct {
 	// holding .git, else the outermost holding a project file; a nested
 	// project file does not bound it), else the config's own directory.
 	Root string
+	// Home is the user's home directory: the repository walk without
+	// Root (repoBoundary) never reaches it nor anything above it, so a
+	// stray project file or .git there cannot widen the walk to the whole
+	// home directory. Empty: no such ceiling (the filesystem root and
+	// mount points still bound the walk).
+	Home string
 	// Walked are the directories the run walked whole (absolute): an
 	// ignore entry with a wildcard is judged unused only when a walk
 	// covered its project, since a run over a few named files (a

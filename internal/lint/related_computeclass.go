@@ -104,7 +104,7 @@ func (l *Linter) classGPU(manifest string, p kube.Pod) (gpu string, at finding.R
 	if err != nil {
 		return "", finding.Range{}, relatedSource{}, false
 	}
-	root := repoRoot(abs, l.rootFor(abs))
+	root := repoRoot(abs, l.rootFor(abs), l.home())
 	best := -1
 	var picks []classSource
 	for _, c := range l.computeClasses(root) {

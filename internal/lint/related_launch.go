@@ -128,16 +128,16 @@ func (l *Linter) findRepoRoot(abs string) string {
 			return r
 		}
 	}
-	if r := repoBoundary(filepath.Dir(abs), -1); r != "" {
+	if r := repoBoundary(filepath.Dir(abs), -1, l.home()); r != "" {
 		return r
 	}
 	return l.rootFor(abs)
 }
 
 // repoBoundary returns the directory that bounds the repository holding
-// dir, looking at most levels above it (levels < 0: up to the filesystem
-// root): the nearest directory holding .git; when none does, the
-// outermost one holding a project file; "" when neither.
+// dir, looking at most levels above it (levels < 0: up to the walk's
+// ceiling, below): the nearest directory holding .git; when none does,
+// the outermost one holding a project file; "" when neither.
 //
 // A project file is not a repository's edge. It states settings for the
 // files below it (the nearest one above each file applies, README "The
@@ -148,10 +148,32 @@ func (l *Linter) findRepoRoot(abs string) string {
 // file of a worktree or submodule) says where a repository ends; without
 // one, the outermost project file is the widest directory the user has
 // claimed as one project.
-func repoBoundary(dir string, levels int) string {
+//
+// The walk has a ceiling, so that a stray project file (or a dotfiles
+// .git) far above the linted tree cannot make the node-pool and
+// ComputeClass walks cover a whole home directory or disk: it never
+// reaches the user's home directory (home, when not empty) nor anything
+// above it, never the filesystem root, and never a directory on another
+// filesystem than dir (a mount point is where a checkout copied or
+// mounted into a container or onto a data disk ends). A user keeps a
+// project in a directory below home, not home itself, and a repository
+// root stays in reach: a monorepo without .git whose root holds the
+// project file still links across, whatever the lint arguments.
+// Bounding at the lint arguments' common ancestor instead would cut the
+// case project files exist for: one Job linted alone in k8s/ must reach
+// the recipe in train/ through the root's project file.
+func repoBoundary(dir string, levels int, home string) string {
 	outer := ""
 	d := dir
+	dev, devOK := deviceOf(dir)
 	for i := 0; levels < 0 || i <= levels; i++ {
+		up := filepath.Dir(d)
+		if up == d || (home != "" && d == home) {
+			break
+		}
+		if dv, ok := deviceOf(d); devOK && ok && dv != dev {
+			break
+		}
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
 			return d
 		}
@@ -160,10 +182,6 @@ func repoBoundary(dir string, levels int) string {
 				outer = d
 				break
 			}
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			break
 		}
 		d = up
 	}
@@ -195,10 +213,22 @@ func (l *Linter) findRoot(dir string) string {
 			return r
 		}
 	}
-	if r := repoBoundary(dir, rootLevels); r != "" {
+	if r := repoBoundary(dir, rootLevels, l.home()); r != "" {
 		return r
 	}
 	return dir
+}
+
+// home is Options.Home, absolute and clean; "" when unset.
+func (l *Linter) home() string {
+	if l.opts.Home == "" {
+		return ""
+	}
+	h, err := filepath.Abs(l.opts.Home)
+	if err != nil {
+		return ""
+	}
+	return h
 }
 
 func within(p, root string) bool {
