@@ -58,3 +58,22 @@ func TestZero3GathersFusedExperts(t *testing.T) {
 		t.Errorf("zero-3 full offload of Scout: %d, estimator with the fused experts %d", got, gpu)
 	}
 }
+
+// axolotl's linearized Llama 4 re-pack has one nn.Linear per expert, so a
+// name that says so maps to the catalog model with per-expert modules,
+// leaving the catalog's own model fused.
+func TestLinearizedNameUnfusesExperts(t *testing.T) {
+	c := testCatalog(t)
+	for _, id := range []string{"axolotl-quants/Llama-4-Scout-17B-16E-Linearized-bnb-nf4-bf16", "acme/Llama-4-Scout-17B-16E-linearized"} {
+		m, _, ok := c.ModelByName(id)
+		if !ok {
+			t.Fatalf("%s: no model", id)
+		}
+		if m.MoE.Fused || m.LargestLayerParams() != 202048*5120 {
+			t.Errorf("%s: Fused %v, largest layer %d, want per-expert modules and the embedding %d", id, m.MoE.Fused, m.LargestLayerParams(), 202048*5120)
+		}
+	}
+	if scout := mustModel(t, c, "meta-llama/Llama-4-Scout-17B-16E"); !scout.MoE.Fused {
+		t.Errorf("the catalog's Scout lost Fused after a linearized lookup")
+	}
+}
