@@ -121,7 +121,11 @@ type MoE struct {
 //     (transformers src/transformers/models/gpt_oss/modeling_gpt_oss.py @ 6edf5b31).
 //
 // Mixtral, Qwen-MoE and DeepSeek are left per-expert: transformers 4.x
-// builds them as an nn.ModuleList of one MLP per expert.
+// builds them as an nn.ModuleList of one MLP per expert
+// (models/mixtral/modeling_mixtral.py @ 00d4b3d2: MixtralSparseMoeBlock
+// experts). transformers 5 stacks those families too (MixtralExperts with
+// 3D gate_up_proj / down_proj under use_experts_implementation); which
+// release a recipe runs is not known here, so they keep the 4.x layout.
 func fusedExperts(modelType string) bool {
 	switch modelType {
 	case "llama4_text", "llama4", "gpt_oss":
