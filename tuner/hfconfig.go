@@ -315,6 +315,9 @@ func modelFromFamily(c hfConfig, mt string, fam hfFamily) (*Model, error) {
 				DenseLayers: opt(0, "first_k_dense_replace"), RouterBias: c.str("topk_method") == "noaux_tc"}
 		}
 	}
+	if m.MoE != nil {
+		m.MoE.Fused = fusedExperts(mt)
+	}
 	if q, ok := c["quantization_config"].(map[string]any); ok {
 		m.Quant = quantFromConfig(hfConfig(q), m.Layers)
 	}

@@ -102,6 +102,47 @@ type MoE struct {
 	RouterBias bool // one bias per expert on the router (DeepSeek-V3 score correction, gpt-oss router bias)
 	ExpertBias bool // biases on every expert projection (gpt-oss gate_up_proj_bias, down_proj_bias)
 	SharedGate bool // sigmoid gate on the shared expert (Qwen2-MoE)
+	// Fused: the layer's routed experts are one module holding stacked
+	// (experts × …) parameters rather than one module per expert, so
+	// gathering it under ZeRO-3 or FSDP gathers every expert of the layer
+	// at once (fusedExperts lists the families).
+	Fused bool
+}
+
+// fusedExperts reports whether a model_type stores its routed experts as
+// stacked parameters on one module:
+//   - llama4_text: Llama4TextExperts holds gate_up_proj (E × h × 2I) and
+//     down_proj (E × I × h) as nn.Parameter (huggingface/transformers
+//     src/transformers/models/llama4/modeling_llama4.py @ 63210d0e); torchtune's
+//     Llama 4 builds GroupedExperts with gate_proj, up_proj, down_proj of
+//     (E × …) each (pytorch/torchtune torchtune/modules/moe/experts.py @ 1a15a23c).
+//   - gpt_oss: GptOssExperts holds gate_up_proj, gate_up_proj_bias,
+//     down_proj, down_proj_bias, each with a leading experts dimension
+//     (transformers src/transformers/models/gpt_oss/modeling_gpt_oss.py @ 6edf5b31).
+//
+// Mixtral, Qwen-MoE and DeepSeek are left per-expert: transformers 4.x
+// builds them as an nn.ModuleList of one MLP per expert
+// (models/mixtral/modeling_mixtral.py @ 00d4b3d2: MixtralSparseMoeBlock
+// experts). transformers 5 stacks those families too (MixtralExperts with
+// 3D gate_up_proj / down_proj under use_experts_implementation); which
+// release a recipe runs is not known here, so they keep the 4.x layout.
+func fusedExperts(modelType string) bool {
+	switch modelType {
+	case "llama4_text", "llama4", "gpt_oss":
+		return true
+	}
+	return false
+}
+
+// fusedExpertParams is the parameter count of one layer's fused experts
+// module: every routed expert's projections and, where present, biases.
+func (m *Model) fusedExpertParams() int64 {
+	e := m.MoE
+	p := int64(e.Experts) * m.mlpParams(int64(e.Intermediate))
+	if e.ExpertBias {
+		p += int64(e.Experts) * m.expertBiasParams()
+	}
+	return p
 }
 
 // MLA describes DeepSeek multi-head latent attention.
@@ -368,14 +409,21 @@ func (m *Model) ActiveParams() int64 {
 }
 
 // LargestLayerParams is the biggest single module's parameter count, as
-// DeepSpeed's ZeRO-3 estimator measures it (memory-model.md §2.2: for LLMs
-// usually the embedding or lm_head).
+// DeepSpeed's ZeRO-3 estimator measures it (memory-model.md §2.2: the sum
+// of a module's own parameters, for LLMs usually the embedding or
+// lm_head). Fused experts are one module whose parameters hold every
+// routed expert of the layer, so that module is the unit ZeRO-3 gathers
+// (it fetches a module's own parameters together) and FSDP gathers with
+// its wrapped block.
 func (m *Model) LargestLayerParams() int64 {
 	h := int64(m.Hidden)
 	best := int64(m.Vocab) * h
 	cands := []int64{h * int64(m.Heads) * int64(m.HeadDim), h * int64(m.Intermediate)}
 	if m.MoE != nil {
 		cands = append(cands, h*int64(m.MoE.Intermediate))
+		if m.MoE.Fused {
+			cands = append(cands, m.fusedExpertParams())
+		}
 	}
 	for _, c := range cands {
 		best = max(best, c)

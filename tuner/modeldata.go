@@ -111,6 +111,7 @@ func buildModels(f modelFile) ([]*Model, error) {
 				Experts: d.MoE.Experts, ActiveExperts: d.MoE.ActiveExperts, Intermediate: d.MoE.Intermediate,
 				SharedExperts: d.MoE.SharedExperts, SharedIntermediate: d.MoE.SharedIntermediate,
 				DenseLayers: d.MoE.DenseLayers, LayerStep: d.MoE.LayerStep, RouterBias: d.MoE.RouterBias, SharedGate: d.MoE.SharedGate,
+				Fused: fusedExperts(d.ModelType),
 			}
 		}
 		if d.MLA != nil {

@@ -2,6 +2,7 @@ package tuner
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -164,7 +165,7 @@ func (c *Catalog) ModelByName(id string) (*Model, string, bool) {
 	}
 	switch {
 	case len(formats) == 0:
-		return best.m, best.name, true
+		return linearized(best.m, toks), best.name, true
 	case best.m.Quant != nil:
 		return nil, "", false
 	}
@@ -174,7 +175,23 @@ func (c *Catalog) ModelByName(id string) (*Model, string, bool) {
 	}
 	m := *best.m
 	m.Quant = &q
-	return &m, best.name, true
+	return linearized(&m, toks), best.name, true
+}
+
+// linearized returns m with its routed experts per-expert modules when the
+// id's tokens say "linearized": axolotl's re-packed Llama 4 replaces the
+// fused Llama4TextExperts with one nn.Linear per expert and projection
+// (axolotl-ai-cloud/axolotl src/axolotl/monkeypatch/models/llama4/modeling.py
+// @ 102fdac6), so ZeRO-3 and FSDP gather one expert's matrix at a time.
+func linearized(m *Model, toks []string) *Model {
+	if m.MoE == nil || !m.MoE.Fused || !slices.Contains(toks, "linearized") {
+		return m
+	}
+	c := *m
+	moe := *m.MoE
+	moe.Fused = false
+	c.MoE = &moe
+	return &c
 }
 
 func hasSize(toks []string) bool {
