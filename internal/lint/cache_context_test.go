@@ -134,29 +134,7 @@ spec:
           env_vars:
             MODEL_ID: "meta-llama/Llama-3.1-70B-Instruct"
             MAX_MODEL_LEN: "8192"
-  rayClusterConfig:
-    headGroupSpec:
-      rayStartParams: {}
-      template:
-        spec:
-          containers:
-            - name: ray-head
-              image: example.com/ray-vllm:1
-    workerGroupSpecs:
-      - groupName: gpu
-        replicas: 1
-        rayStartParams: {}
-        template:
-          spec:
-            nodeSelector:
-              cloud.google.com/gke-accelerator: nvidia-l4
-            containers:
-              - name: ray-worker
-                image: example.com/ray-vllm:1
-                resources:
-                  limits:
-                    nvidia.com/gpu: 1
-`
+` + rayL4Cluster
 
 const serveModulePy = `import os
 from vllm.engine.arg_utils import AsyncEngineArgs

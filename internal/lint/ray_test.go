@@ -116,29 +116,7 @@ spec:
           env_vars:
             MODEL_ID: "meta-llama/Llama-3.1-70B-Instruct"
             MAX_MODEL_LEN: "8192"
-  rayClusterConfig:
-    headGroupSpec:
-      rayStartParams: {}
-      template:
-        spec:
-          containers:
-            - name: ray-head
-              image: example.com/ray-vllm:1
-    workerGroupSpecs:
-      - groupName: gpu
-        replicas: 1
-        rayStartParams: {}
-        template:
-          spec:
-            nodeSelector:
-              cloud.google.com/gke-accelerator: nvidia-l4
-            containers:
-              - name: ray-worker
-                image: example.com/ray-vllm:1
-                resources:
-                  limits:
-                    nvidia.com/gpu: 1
-`
+` + rayL4Cluster
 	const module = `import os
 from vllm.engine.arg_utils import AsyncEngineArgs
 from vllm.engine.async_llm_engine import AsyncLLMEngine
@@ -301,29 +279,7 @@ spec:
         runtime_env:
           env_vars:
             MODEL_ID: "mistralai/Mistral-7B-Instruct-v0.2"
-` + env + `  rayClusterConfig:
-    headGroupSpec:
-      rayStartParams: {}
-      template:
-        spec:
-          containers:
-            - name: ray-head
-              image: example.com/ray-vllm:1
-    workerGroupSpecs:
-      - groupName: gpu
-        replicas: 1
-        rayStartParams: {}
-        template:
-          spec:
-            nodeSelector:
-              cloud.google.com/gke-accelerator: nvidia-l4
-            containers:
-              - name: ray-worker
-                image: example.com/ray-vllm:1
-                resources:
-                  limits:
-                    nvidia.com/gpu: 1
-`
+` + env + rayL4Cluster
 	}
 	const module = `import os
 from vllm.engine.arg_utils import AsyncEngineArgs
@@ -387,3 +343,30 @@ class Deployment:
 		})
 	}
 }
+
+// rayL4Cluster is a RayService's rayClusterConfig: a head and one worker
+// group of one L4 GPU (a GKE accelerator selector) running a custom
+// vLLM image, whose Serve app the manifest's serveConfigV2 names.
+const rayL4Cluster = `  rayClusterConfig:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+            - name: ray-head
+              image: example.com/ray-vllm:1
+    workerGroupSpecs:
+      - groupName: gpu
+        replicas: 1
+        rayStartParams: {}
+        template:
+          spec:
+            nodeSelector:
+              cloud.google.com/gke-accelerator: nvidia-l4
+            containers:
+              - name: ray-worker
+                image: example.com/ray-vllm:1
+                resources:
+                  limits:
+                    nvidia.com/gpu: 1
+`
