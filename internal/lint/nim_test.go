@@ -55,14 +55,7 @@ func TestNIMSizing(t *testing.T) {
 		"int4.yaml": nimService("meta/llama-3.1-8b-instruct", "NVIDIA-L4", 1,
 			"\n  storage:\n    nimCache:\n      name: c\n      profile: tensorrt_llm-l4-int4_awq-tp1-throughput"),
 	})
-	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*lint.Sizing{}
-	for _, fr := range res.Files {
-		got[filepath.Base(fr.Path)] = fr.Sizing
-	}
+	got := sizingsByName(t, paths)
 	const gib = 1 << 30
 	if s := got["fits.yaml"]; s == nil || !s.Fits || s.GPU != "L40S" || s.AssumedModel != "meta-llama/Llama-3.1-8B" || s.Open != "" {
 		t.Errorf("fits.yaml: sizing %+v, want Llama-3.1-8B assumed, fitting two L40S", s)
@@ -124,14 +117,7 @@ resources:
 `,
 		"other.yaml": "image:\n  repository: ghcr.io/org/app\nresources:\n  limits:\n    nvidia.com/gpu: 1\n",
 	})
-	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*lint.Sizing{}
-	for _, fr := range res.Files {
-		got[filepath.Base(fr.Path)] = fr.Sizing
-	}
+	got := sizingsByName(t, paths)
 	if s := got["values.yaml"]; s == nil || !s.Fits || s.GPU != "H100-80GB" || s.AssumedModel != "meta-llama/Llama-3.1-70B" {
 		t.Errorf("values.yaml: sizing %+v, want Llama-3.1-70B assumed, fitting eight H100s", s)
 	}
@@ -149,14 +135,7 @@ func TestNIMModelPathSizing(t *testing.T) {
 		"s3.yaml": nimService("nvidia/llm-nim", "NVIDIA-L40S", 1,
 			"\n  env:\n    - name: NIM_MODEL_PATH\n      value: s3://bucket/org/model"),
 	})
-	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*lint.Sizing{}
-	for _, fr := range res.Files {
-		got[filepath.Base(fr.Path)] = fr.Sizing
-	}
+	got := sizingsByName(t, paths)
 	if s := got["nim.yaml"]; s == nil || s.Model != "meta-llama/Llama-3.1-8B-Instruct" || s.AssumedModel != "" || !s.Fits {
 		t.Errorf("nim.yaml: sizing %+v, want the stated Llama-3.1-8B-Instruct fitting an L40S", s)
 	}

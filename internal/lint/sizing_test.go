@@ -21,14 +21,7 @@ func TestFileSizing(t *testing.T) {
 		"too-big.yaml":  manifest("google/gemma-3-27b-it", "1"),
 		"no-model.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: busybox\n",
 	})
-	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*lint.Sizing{}
-	for _, fr := range res.Files {
-		got[filepath.Base(fr.Path)] = fr.Sizing
-	}
+	got := sizingsByName(t, paths)
 	if s := got["fits.yaml"]; s == nil || !s.Fits || s.GPU != "L4" || s.Model != "google/gemma-3-4b-it" || s.PerGPUBytes <= 0 || s.PerGPUBytes > s.CapacityBytes {
 		t.Errorf("fits.yaml: sizing %+v, want gemma-3-4b-it fitting on L4", s)
 	}
@@ -140,4 +133,19 @@ spec:
           limits:
             nvidia.com/gpu: "` + tp + `"
 `
+}
+
+// sizingsByName lints paths with no flags and returns each file's sizing
+// by its base name (nil where it got none).
+func sizingsByName(t *testing.T, paths []string) map[string]*lint.Sizing {
+	t.Helper()
+	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*lint.Sizing{}
+	for _, fr := range res.Files {
+		got[filepath.Base(fr.Path)] = fr.Sizing
+	}
+	return got
 }

@@ -1,12 +1,8 @@
 package lint_test
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/gpulint/gpulint/internal/lint"
 )
 
 // A TGI container that leaves max_total_tokens to TGI is sized at the
@@ -42,14 +38,7 @@ spec:
 		"stated.yaml":  manifest(llama, "        - {name: MAX_TOTAL_TOKENS, value: \"4096\"}\n"),
 		"gpt2.yaml":    manifest("openai-community/gpt2", ""),
 	})
-	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*lint.Sizing{}
-	for _, fr := range res.Files {
-		got[filepath.Base(fr.Path)] = fr.Sizing
-	}
+	got := sizingsByName(t, paths)
 	for name, note := range map[string]string{
 		"default.yaml": "assumes seq_len 4096 (TGI's default max_batch_prefill_tokens",
 		"prefill.yaml": "assumes seq_len 1024 (the stated max_batch_prefill_tokens",
@@ -99,14 +88,7 @@ spec:
 		"nf4.yaml":  manifest("        - {name: QUANTIZE, value: bitsandbytes-nf4}\n"),
 		"int8.yaml": manifest("        - {name: QUANTIZE, value: bitsandbytes}\n"),
 	})
-	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*lint.Sizing{}
-	for _, fr := range res.Files {
-		got[filepath.Base(fr.Path)] = fr.Sizing
-	}
+	got := sizingsByName(t, paths)
 	const gib = 1 << 30
 	for name, want := range map[string]struct {
 		fits     bool
@@ -170,14 +152,7 @@ spec:
 		"vllm-over.yaml": pod(vllm("4"), 2),
 		"vllm-even.yaml": pod(vllm("2"), 2),
 	})
-	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*lint.Sizing{}
-	for _, fr := range res.Files {
-		got[filepath.Base(fr.Path)] = fr.Sizing
-	}
+	got := sizingsByName(t, paths)
 	for name, want := range map[string]string{
 		"tgi-over.yaml":  "num-shard 4 needs 4 GPUs but the server gets 2",
 		"tgi-even.yaml":  "",
@@ -219,14 +194,7 @@ spec:
 `
 	}
 	_, paths := writeFiles(t, map[string]string{"v0.11.0.yaml": pod("v0.11.0"), "v0.10.2.yaml": pod("v0.10.2")})
-	res, err := newLinter(t, lint.Options{}).Run(context.Background(), paths)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]*lint.Sizing{}
-	for _, fr := range res.Files {
-		got[filepath.Base(fr.Path)] = fr.Sizing
-	}
+	got := sizingsByName(t, paths)
 	for name, want := range map[string]string{
 		"v0.11.0.yaml": "no longer serves MllamaForConditionalGeneration",
 		"v0.10.2.yaml": "",
