@@ -42,19 +42,9 @@ func (l *Linter) kustomizeBuild(k string, lim source.Limits) *kustomize.Build {
 	if b, ok := ri.builds[k]; ok {
 		return b
 	}
-	b := kustomize.BuildFile(k, kustomize.Options{Root: repoRoot(k, l.rootFor(k), l.home()), Limits: lim})
+	b := kustomize.BuildFile(k, kustomize.Options{Root: l.repoRoot(k), Limits: lim})
 	ri.builds[k] = b
 	return b
-}
-
-// repoRoot is the repository a kustomization belongs to: repoBoundary at
-// any depth above it; else fallback. A base of an overlay usually lies
-// beside the overlay's directory, above the launch graph's reach.
-func repoRoot(k, fallback, home string) string {
-	if r := repoBoundary(filepath.Dir(k), -1, home); r != "" {
-		return r
-	}
-	return fallback
 }
 
 // composedFindings sizes the workloads of the kustomization in path's

@@ -104,7 +104,7 @@ func (l *Linter) classGPU(manifest string, p kube.Pod) (gpu string, at finding.R
 	if err != nil {
 		return "", finding.Range{}, relatedSource{}, false
 	}
-	root := repoRoot(abs, l.rootFor(abs), l.home())
+	root := l.repoRoot(abs)
 	best := -1
 	var picks []classSource
 	for _, c := range l.computeClasses(root) {

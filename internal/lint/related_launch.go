@@ -101,10 +101,11 @@ type launchLink struct {
 }
 
 // repoRoot returns the repository above abs: Options.Root when it holds
-// abs, else repoBoundary at any depth, else rootFor's answer. A cluster's node pools are the whole
-// repository's (infra/ beside blueprints/inference/gpu/<app>/), so a
-// pool lookup reaches the repository root even where the launch graph,
-// bounded by rootLevels, does not.
+// abs, else repoBoundary at any depth, else rootFor's answer. A cluster's
+// node pools and ComputeClasses are the whole repository's (infra/ beside
+// blueprints/inference/gpu/<app>/), and an overlay's bases lie beside its
+// directory, so those lookups reach the repository root even where the
+// launch graph, bounded by rootLevels, does not.
 func (l *Linter) repoRoot(abs string) string {
 	if l.related == nil {
 		return l.findRepoRoot(abs)
